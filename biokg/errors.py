@@ -1,0 +1,41 @@
+"""The one error hierarchy of biokg: every failure a user can meet descends from BiokgError."""
+
+
+class BiokgError(Exception):
+    """Root of every biokg error; the CLI turns it into a one-line message and exit code 1."""
+
+
+class RetryableError(BiokgError):
+    """A transient failure (network, engine busy); flows retry only these."""
+
+
+class ConfigError(BiokgError):
+    """A setting is missing or malformed."""
+
+
+class SchemaError(BiokgError):
+    """schema/ is malformed, or a record names a label, type or property it does not declare."""
+
+
+class RecordValidationError(SchemaError):
+    """A node or edge record breaks the schema (missing provenance, wrong prefix, bad type)."""
+
+
+class SourceFormatError(BiokgError):
+    """An input file does not follow its format; the message names the file and line."""
+
+
+class CountBoundsError(BiokgError):
+    """A source produced node or edge counts outside its declared bounds (truncated input?)."""
+
+
+class StoreError(BiokgError):
+    """The graph store refused a statement or could not be reached."""
+
+
+class StoreUnavailableError(StoreError, RetryableError):
+    """The graph store is not reachable right now."""
+
+
+class FetchError(RetryableError):
+    """Downloading a source file failed."""

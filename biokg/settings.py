@@ -1,0 +1,103 @@
+"""One frozen Settings object, built from BIOKG_* environment variables at each entry point.
+
+Every setting is documented where it is declared: default, effect and danger.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from biokg.errors import ConfigError
+
+
+def _default_home() -> Path:
+    return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "biokg"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Runtime configuration; pass it down, never read the environment elsewhere."""
+
+    # BIOKG_HOME (default ~/.local/share/biokg): where the embedded database, the download
+    # cache and the offline corpus live. Deleting it deletes the embedded graph.
+    home: Path = field(default_factory=_default_home)
+    # BIOKG_NEO4J_URI (default unset): a bolt:// or neo4j:// URI switches from the embedded
+    # ArcadeDB engine to that Neo4j server. Unset means embedded.
+    neo4j_uri: str | None = None
+    # BIOKG_NEO4J_USER / BIOKG_NEO4J_PASSWORD (default neo4j / unset): credentials for Neo4j.
+    # No stock password is assumed: a Neo4j URI without a password is a configuration error.
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    # BIOKG_NEO4J_DATABASE (default: "neo4j" on Neo4j, "kg" embedded).
+    database: str | None = None
+    # BIOKG_BOLT_PORT / BIOKG_HTTP_PORT (default 7688 / 2481): loopback ports of the embedded
+    # engine's Bolt listener and HTTP API. Chosen apart from Neo4j's 7687 so both can coexist.
+    bolt_port: int = 7688
+    http_port: int = 2481
+    # BIOKG_EMBEDDED_PASSWORD (default "biokg-local"): the embedded engine's root password.
+    # It listens on 127.0.0.1 only; change it if other local users must not read the graph.
+    embedded_password: str = "biokg-local"
+    # BIOKG_JVM_HEAP (default 2g): heap of the embedded engine's JVM.
+    jvm_heap: str = "2g"
+    # BIOKG_BATCH_SIZE (default 10000): rows per UNWIND write transaction.
+    batch_size: int = 10_000
+
+    @property
+    def embedded(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def database_name(self) -> str:
+        return self.database or ("kg" if self.embedded else "neo4j")
+
+    @property
+    def db_dir(self) -> Path:
+        return self.home / "arcadedb"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.home / "corpus"
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        """Build settings from BIOKG_* variables.
+
+        Raises:
+            ConfigError: a numeric setting is not a number, or a Neo4j URI has no password.
+        """
+        env = dict(os.environ if env is None else env)
+
+        def number(name: str, default: int) -> int:
+            raw = env.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                return int(raw)
+            except ValueError as err:
+                raise ConfigError(f"{name}={raw!r} is not an integer") from err
+
+        uri = env.get("BIOKG_NEO4J_URI") or None
+        password = env.get("BIOKG_NEO4J_PASSWORD") or None
+        if uri and not password:
+            raise ConfigError(
+                f"BIOKG_NEO4J_URI={uri} is set but BIOKG_NEO4J_PASSWORD is not; "
+                "set the password of that Neo4j server (docker-compose reads NEO4J_PASSWORD)"
+            )
+        return cls(
+            home=Path(env["BIOKG_HOME"]).expanduser() if env.get("BIOKG_HOME") else _default_home(),
+            neo4j_uri=uri,
+            neo4j_user=env.get("BIOKG_NEO4J_USER") or "neo4j",
+            neo4j_password=password,
+            database=env.get("BIOKG_NEO4J_DATABASE") or None,
+            bolt_port=number("BIOKG_BOLT_PORT", 7688),
+            http_port=number("BIOKG_HTTP_PORT", 2481),
+            embedded_password=env.get("BIOKG_EMBEDDED_PASSWORD") or "biokg-local",
+            jvm_heap=env.get("BIOKG_JVM_HEAP") or "2g",
+            batch_size=number("BIOKG_BATCH_SIZE", 10_000),
+        )

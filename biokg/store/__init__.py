@@ -1,0 +1,199 @@
+"""Graph-store access shared by ingest and the agent: one driver, one dialect, no I/O on import.
+
+Everything talks to the graph through the official ``neo4j`` driver: Neo4j 5 when
+``BIOKG_NEO4J_URI`` is set, otherwise the embedded ArcadeDB engine over its Bolt plugin (started
+in-process, or shared through ``biokg db start``). Engine differences live in
+:mod:`biokg.store.dialect` only.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, Query, RoutingControl
+from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+from biokg.errors import StoreError, StoreUnavailableError
+from biokg.schema import GraphSchema
+from biokg.settings import Settings
+from biokg.store import embedded
+from biokg.store.dialect import ARCADEDB, NEO4J, Dialect, IndexStatement
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+READ_TIMEOUT_S = 30.0
+
+
+class GraphStore:
+    """A connected graph store. Build it with :meth:`connect`; close it when done."""
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str,
+        dialect: Dialect,
+        *,
+        http: tuple[str, str] | None = None,
+        owns_server: bool = False,
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.dialect = dialect
+        self._http = http  # (base URL, basic-auth header) of ArcadeDB's HTTP API
+        self._owns_server = owns_server
+
+    @classmethod
+    def connect(cls, settings: Settings) -> GraphStore:
+        """Connect to Neo4j (``BIOKG_NEO4J_URI``) or to the embedded engine.
+
+        The embedded engine is reached through a running ``biokg db start`` server when there is
+        one, and otherwise started inside this process.
+
+        Raises:
+            StoreUnavailableError: the server cannot be reached.
+            StoreError: the embedded engine failed to start.
+        """
+        if not settings.embedded:
+            driver = GraphDatabase.driver(
+                settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
+            )
+            store = cls(driver, settings.database_name, NEO4J)
+        else:
+            info = embedded.running_server(settings)
+            owns = info is None
+            if info is None:
+                info = embedded.start_in_process(settings)
+            auth = ("root", settings.embedded_password)
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+            driver = GraphDatabase.driver(info.bolt_uri, auth=auth)
+            store = cls(
+                driver,
+                settings.database_name,
+                ARCADEDB,
+                http=(info.http_url, f"Basic {token}"),
+                owns_server=owns,
+            )
+        store.ping()
+        return store
+
+    def ping(self) -> None:
+        """Fail early, with the URI in the message, when the store does not answer."""
+        try:
+            self.read("RETURN 1 AS ok")
+        except StoreError as err:
+            raise StoreUnavailableError(f"graph store did not answer: {err}") from err
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- queries ---------------------------------------------------------------------------
+    def read(
+        self, cypher: str, params: dict[str, Any] | None = None, *, timeout_s: float = READ_TIMEOUT_S
+    ) -> list[dict[str, Any]]:
+        """Run a read query (READ routing, a timeout) and return its rows as dicts.
+
+        Raises:
+            StoreError: the engine rejected the query; the message carries the engine's reason.
+        """
+        with self._errors(cypher):
+            result = self.driver.execute_query(
+                Query(cypher, timeout=timeout_s),
+                params or {},
+                routing_=RoutingControl.READ,
+                database_=self.database,
+            )
+        return [record.data() for record in result.records]
+
+    def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one write statement in its own transaction and return its rows."""
+        return self.in_transaction(lambda tx: tx.run(cypher, params or {}).data())
+
+    def in_transaction(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        """Run ``work`` in one managed write transaction: all of it commits, or none of it."""
+        with self._errors("write transaction"), self.driver.session(database=self.database) as s:
+            return s.execute_write(work)
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except ServiceUnavailable as err:
+            raise StoreUnavailableError(f"graph store unreachable ({self.dialect.name}): {err}") from err
+        except Neo4jError as err:
+            first_line = what.strip().splitlines()[0][:120] if what.strip() else what
+            raise StoreError(f"{err.message or err} [while running: {first_line}]") from err
+
+    # -- schema ----------------------------------------------------------------------------
+    def apply_schema(self, schema: GraphSchema) -> None:
+        """Create uniqueness constraints, then full-text and vector indexes (idempotent).
+
+        Constraints come first so that every later MERGE runs on an indexed key.
+        """
+        for statement in constraint_statements(schema):
+            self.write(statement)
+        for index in [*self.dialect.prepare_indexes(schema), *self.dialect.fulltext_indexes(schema),
+                      *self.dialect.vector_indexes(schema)]:
+            self.run_ddl(index)
+
+    def run_ddl(self, statement: IndexStatement) -> None:
+        """Run one DDL statement in the language its dialect wrote it in."""
+        if statement.language == "cypher":
+            self.write(statement.text)
+        else:
+            self._sql(statement.text)
+
+    def _sql(self, command: str) -> None:
+        if self._http is None:
+            raise StoreError(f"{self.dialect.name} has no SQL endpoint for: {command}")
+        base, auth = self._http
+        request = urllib.request.Request(
+            f"{base}/api/v1/command/{self.database}",
+            data=json.dumps({"language": "sql", "command": command}).encode(),
+            headers={"Authorization": auth, "Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - loopback
+                response.read()
+        except urllib.error.HTTPError as err:
+            detail = err.read().decode(errors="replace")[:300]
+            raise StoreError(f"ArcadeDB refused {command!r}: {detail}") from err
+        except urllib.error.URLError as err:
+            raise StoreUnavailableError(f"ArcadeDB HTTP API at {base} unreachable: {err}") from err
+
+
+def constraint_statements(schema: GraphSchema) -> list[str]:
+    """Uniqueness constraints on ``id``: :Entity, every label, every relationship type, releases.
+
+    The same Cypher runs on Neo4j 5 and ArcadeDB; ``cypher/constraints.cypher`` is generated from it.
+    """
+    out = ["CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE"]
+    out += [
+        f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
+        for label in sorted(schema.labels)
+    ]
+    out.append(
+        "CREATE CONSTRAINT source_version_id IF NOT EXISTS "
+        "FOR (n:SourceVersion) REQUIRE n.id IS UNIQUE"
+    )
+    out += [
+        f"CREATE CONSTRAINT {rel.lower()}_id IF NOT EXISTS "
+        f"FOR ()-[r:{rel}]-() REQUIRE r.id IS UNIQUE"
+        for rel in sorted(schema.types)
+    ]
+    return out

@@ -1,0 +1,133 @@
+"""Every difference between Neo4j 5 and the embedded ArcadeDB engine, and nothing else.
+
+Nothing outside this module branches on the engine. Known differences (DESIGN §3):
+
+* index DDL: Neo4j takes ``CREATE FULLTEXT INDEX`` / ``CREATE VECTOR INDEX`` in Cypher; ArcadeDB
+  takes SQL ``CREATE INDEX ... FULL_TEXT`` / ``LSM_VECTOR`` (sent over its HTTP API);
+* index names in ``db.index.*.queryNodes``: Neo4j uses the index name, ArcadeDB ``Label[prop]``;
+* default database: ``neo4j`` vs ``kg``;
+* read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must);
+* node upsert: ArcadeDB stores a node with two labels in a composite type and its
+  ``MERGE (n:A:B {id})`` scans that type row by row (quadratic in a bulk load), so its upsert
+  looks ids up through the unique index, then CREATEs the missing and SETs the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from biokg.schema import GraphSchema
+
+EMBEDDING_DIMENSIONS = 384
+
+
+@dataclass(frozen=True)
+class IndexStatement:
+    """One index DDL statement and the language it is written in (``cypher`` or ``sql``)."""
+
+    language: str
+    text: str
+
+
+class Dialect:
+    """The Neo4j 5 dialect; :class:`ArcadeDialect` overrides what ArcadeDB does differently."""
+
+    name = "neo4j"
+    default_database = "neo4j"
+    enforces_read_only = True
+    #: node upsert in one statement: MERGE on the constrained :Entity id
+    node_upsert_merges = True
+
+    def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        """Statements that must run before the index DDL (none on Neo4j)."""
+        return []
+
+    def fulltext_index_name(self, label: str) -> str:
+        return f"{label.lower()}_fulltext"
+
+    def vector_index_name(self, label: str) -> str:
+        return f"{label.lower()}_embedding"
+
+    def fulltext_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        out = []
+        for label, spec in sorted(schema.labels.items()):
+            props = ", ".join(f"n.{p}" for p in spec.fulltext)
+            out.append(
+                IndexStatement(
+                    "cypher",
+                    f"CREATE FULLTEXT INDEX {self.fulltext_index_name(label)} IF NOT EXISTS "
+                    f"FOR (n:{label}) ON EACH [{props}]",
+                )
+            )
+        return out
+
+    def vector_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        return [
+            IndexStatement(
+                "cypher",
+                f"CREATE VECTOR INDEX {self.vector_index_name(label)} IF NOT EXISTS "
+                f"FOR (n:{label}) ON n.embedding OPTIONS {{indexConfig: {{"
+                f"`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
+                "`vector.similarity_function`: 'cosine'}}",
+            )
+            for label, spec in sorted(schema.labels.items())
+            if spec.embed
+        ]
+
+
+class ArcadeDialect(Dialect):
+    """ArcadeDB 26.x reached over its Bolt plugin, with SQL DDL over its HTTP API."""
+
+    name = "arcadedb"
+    default_database = "kg"
+    enforces_read_only = False
+    node_upsert_merges = False
+
+    def fulltext_index_name(self, label: str) -> str:
+        # ArcadeDB indexes one property per full-text index; the name queried is Label[prop].
+        return f"{label}[name]"
+
+    def vector_index_name(self, label: str) -> str:
+        return f"{label}[embedding]"
+
+    def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        # ArcadeDB indexes only declared properties; the types exist once constraints ran.
+        out = []
+        for label, spec in sorted(schema.labels.items()):
+            for prop in _fulltext_strings(schema, label):
+                out.append(IndexStatement("sql", f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS STRING"))
+            if spec.embed:
+                out.append(
+                    IndexStatement(
+                        "sql", f"CREATE PROPERTY {label}.embedding IF NOT EXISTS ARRAY_OF_FLOATS"
+                    )
+                )
+        return out
+
+    def fulltext_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        return [
+            IndexStatement("sql", f"CREATE INDEX IF NOT EXISTS ON {label} ({prop}) FULL_TEXT")
+            for label in sorted(schema.labels)
+            for prop in _fulltext_strings(schema, label)
+        ]
+
+    def vector_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        return [
+            IndexStatement(
+                "sql",
+                f"CREATE INDEX IF NOT EXISTS ON {label} (embedding) LSM_VECTOR METADATA "
+                f"{{dimensions: {EMBEDDING_DIMENSIONS}, similarity: 'COSINE'}}",
+            )
+            for label, spec in sorted(schema.labels.items())
+            if spec.embed
+        ]
+
+
+def _fulltext_strings(schema: GraphSchema, label: str) -> list[str]:
+    """Full-text properties ArcadeDB can index (single strings; lists are not indexed there)."""
+    types = schema.node_properties(label)
+    return [p for p in schema.label(label).fulltext if types[p] == "str"]
+
+
+NEO4J = Dialect()
+ARCADEDB = ArcadeDialect()

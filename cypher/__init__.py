@@ -1,0 +1,1 @@
+"""Cypher files by name: constraints, indexes, writes and saved queries."""

@@ -1,0 +1,203 @@
+"""The graph schema as data: labels, relationship types, prefixes and provenance, from YAML.
+
+One schema drives the constraints, the index DDL, the record validator, the Cypher name
+whitelist and the Markdown summary (docs and, later, the agent's prompt). Unknown keys, unknown
+labels and unknown types are errors naming the file and entry, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from biokg.errors import SchemaError
+
+PropertyType = Literal["str", "int", "float", "bool", "str[]"]
+_LABEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_REL_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_PROPERTY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class LabelSpec(_Strict):
+    """One node label: Biolink category, allowed id prefixes, properties, indexed text."""
+
+    category: str
+    id_prefixes: tuple[str, ...]
+    properties: dict[str, PropertyType]
+    fulltext: tuple[str, ...]
+    embed: tuple[str, ...]
+
+
+class RelationshipSpec(_Strict):
+    """One relationship type: Biolink predicate, endpoint labels, properties, identity keys."""
+
+    predicate: str
+    from_labels: tuple[str, ...] = Field(alias="from")
+    to_labels: tuple[str, ...] = Field(alias="to")
+    properties: dict[str, PropertyType]
+    qualifiers: tuple[str, ...]
+
+    @model_validator(mode="after")
+    def _qualifiers_are_properties(self) -> RelationshipSpec:
+        missing = [q for q in self.qualifiers if q not in self.properties]
+        if missing:
+            raise ValueError(f"qualifiers {missing} are not declared in properties")
+        return self
+
+
+class ProvenanceSpec(_Strict):
+    required: dict[str, PropertyType]
+    optional: dict[str, PropertyType]
+
+
+class _NodesFile(_Strict):
+    entity: dict[str, PropertyType]
+    labels: dict[str, LabelSpec]
+
+
+class _RelationshipsFile(_Strict):
+    provenance: ProvenanceSpec
+    types: dict[str, RelationshipSpec]
+
+
+class GraphSchema(_Strict):
+    """The whole schema; build it with :func:`load_schema`."""
+
+    entity: dict[str, PropertyType]
+    labels: dict[str, LabelSpec]
+    provenance: ProvenanceSpec
+    types: dict[str, RelationshipSpec]
+    prefixes: dict[str, str]
+
+    def label(self, name: str) -> LabelSpec:
+        """The spec of a node label; raises SchemaError for a label schema/ does not declare."""
+        try:
+            return self.labels[name]
+        except KeyError:
+            raise SchemaError(
+                f"label {name!r} is not declared in schema/nodes.yaml "
+                f"(declared: {', '.join(sorted(self.labels))})"
+            ) from None
+
+    def relationship(self, name: str) -> RelationshipSpec:
+        """The spec of a relationship type; raises SchemaError for an undeclared type."""
+        try:
+            return self.types[name]
+        except KeyError:
+            raise SchemaError(
+                f"relationship type {name!r} is not declared in schema/relationships.yaml "
+                f"(declared: {', '.join(sorted(self.types))})"
+            ) from None
+
+    def node_properties(self, label: str) -> dict[str, PropertyType]:
+        return {**self.entity, **self.label(label).properties}
+
+    def edge_properties(self, rel_type: str) -> dict[str, PropertyType]:
+        spec = self.relationship(rel_type)
+        return {
+            "id": "str",
+            **self.provenance.required,
+            **self.provenance.optional,
+            **spec.properties,
+        }
+
+    @model_validator(mode="after")
+    def _names_and_references(self) -> GraphSchema:
+        problems: list[str] = []
+        for label, spec in self.labels.items():
+            if not _LABEL.match(label):
+                problems.append(f"nodes.yaml: label {label!r} is not PascalCase")
+            unknown = [p for p in spec.id_prefixes if p not in self.prefixes]
+            if unknown:
+                problems.append(f"nodes.yaml: {label}.id_prefixes {unknown} not in prefixes.yaml")
+            known = {**self.entity, **spec.properties}
+            for key in ("fulltext", "embed"):
+                bad = [p for p in getattr(spec, key) if p not in known]
+                if bad:
+                    problems.append(f"nodes.yaml: {label}.{key} names undeclared properties {bad}")
+        for rel, spec in self.types.items():
+            if not _REL_TYPE.match(rel):
+                problems.append(f"relationships.yaml: type {rel!r} is not UPPER_SNAKE")
+            for end in (*spec.from_labels, *spec.to_labels):
+                if end not in self.labels:
+                    problems.append(f"relationships.yaml: {rel} names unknown label {end!r}")
+        names = [*self.entity, *self.provenance.required, *self.provenance.optional]
+        for spec in self.labels.values():
+            names.extend(spec.properties)
+        for spec in self.types.values():
+            names.extend(spec.properties)
+        problems.extend(f"property {n!r} is not snake_case" for n in names if not _PROPERTY.match(n))
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise SchemaError(f"{path}: not valid YAML: {err}") from err
+    if not isinstance(data, dict):
+        raise SchemaError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def load_schema(directory: Path | None = None) -> GraphSchema:
+    """Load and validate schema/*.yaml.
+
+    Args:
+        directory: a folder with nodes.yaml, relationships.yaml and prefixes.yaml; defaults to the
+            packaged schema.
+
+    Raises:
+        SchemaError: a file is missing, malformed, has unknown keys or dangling references; the
+            message names the file and the entry.
+    """
+    if directory is None:
+        return _packaged_schema()
+    return _load(Path(directory))
+
+
+@cache
+def _packaged_schema() -> GraphSchema:
+    return _load(Path(str(files(__name__))))
+
+
+def _load(directory: Path) -> GraphSchema:
+    parsed: dict[str, BaseModel | dict] = {}
+    for name, model in (("nodes", _NodesFile), ("relationships", _RelationshipsFile)):
+        path = directory / f"{name}.yaml"
+        try:
+            parsed[name] = model.model_validate(_read_yaml(path))
+        except ValidationError as err:
+            raise SchemaError(f"{path}: {_describe(err)}") from err
+        except FileNotFoundError as err:
+            raise SchemaError(f"{path}: missing schema file") from err
+    prefixes = _read_yaml(directory / "prefixes.yaml")
+    nodes, rels = parsed["nodes"], parsed["relationships"]
+    try:
+        return GraphSchema(
+            entity=nodes.entity,
+            labels=nodes.labels,
+            provenance=rels.provenance,
+            types=rels.types,
+            prefixes={str(k): str(v) for k, v in prefixes.items()},
+        )
+    except ValidationError as err:
+        raise SchemaError(f"{directory}: {_describe(err)}") from err
+
+
+def _describe(err: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<top>'}: {e['msg']}" for e in err.errors()
+    )
