@@ -201,3 +201,48 @@ def _describe(err: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or '<top>'}: {e['msg']}" for e in err.errors()
     )
+
+
+def render_markdown(schema: GraphSchema) -> str:
+    """The schema as Markdown: for docs/schema.md and, later, the agent's schema prompt."""
+    out = [
+        "# biokg graph schema",
+        "",
+        "Generated from schema/*.yaml by `biokg schema docs`; do not edit by hand.",
+        "",
+        "## Node labels",
+        "",
+        "Every entity node has `:Entity` plus one label below, and the properties "
+        + ", ".join(f"`{k}` ({v})" for k, v in schema.entity.items())
+        + ".",
+        "",
+        "| label | Biolink category | id prefixes | extra properties | full-text | embedded |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, spec in sorted(schema.labels.items()):
+        props = ", ".join(f"`{k}` ({v})" for k, v in spec.properties.items()) or "-"
+        out.append(
+            f"| {label} | {spec.category} | {', '.join(spec.id_prefixes)} | {props} | "
+            f"{', '.join(spec.fulltext)} | {', '.join(spec.embed)} |"
+        )
+    required = ", ".join(f"`{k}`" for k in schema.provenance.required)
+    optional = ", ".join(f"`{k}`" for k in schema.provenance.optional)
+    out += [
+        "",
+        "## Relationship types",
+        "",
+        f"Every edge has `id` and provenance: {required} (required), {optional} (when known). "
+        "The edge id is a hash of source, subject, type, object and the type's qualifiers.",
+        "",
+        "| type | Biolink predicate | from | to | properties | qualifiers |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rel, spec in sorted(schema.types.items()):
+        props = ", ".join(f"`{k}` ({v})" for k, v in spec.properties.items()) or "-"
+        out.append(
+            f"| {rel} | {spec.predicate} | {', '.join(spec.from_labels)} | "
+            f"{', '.join(spec.to_labels)} | {props} | {', '.join(spec.qualifiers) or '-'} |"
+        )
+    out += ["", "## CURIE prefixes", "", "| prefix | bioregistry |", "|---|---|"]
+    out += [f"| {p} | {k} |" for p, k in sorted(schema.prefixes.items())]
+    return "\n".join(out) + "\n"

@@ -197,3 +197,13 @@ def constraint_statements(schema: GraphSchema) -> list[str]:
         for rel in sorted(schema.types)
     ]
     return out
+
+
+def neo4j_cypher_files(schema: GraphSchema) -> dict[str, str]:
+    """constraints.cypher and indexes.cypher for Neo4j, for users to run in Neo4j Browser."""
+    header = "// Generated from schema/ by `biokg schema cypher`; do not edit by hand.\n"
+    indexes = [*NEO4J.fulltext_indexes(schema), *NEO4J.vector_indexes(schema)]
+    return {
+        "constraints.cypher": header + "".join(f"{s};\n" for s in constraint_statements(schema)),
+        "indexes.cypher": header + "".join(f"{s.text};\n" for s in indexes),
+    }

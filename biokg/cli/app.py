@@ -1,0 +1,18 @@
+"""The top-level Typer app: registers each command group."""
+
+from __future__ import annotations
+
+import typer
+
+from biokg.cli import build, db, export, status
+
+app = typer.Typer(
+    help="biokg: a biomedical knowledge graph with provenance on every node and edge.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.command("build")(build.build_command)
+app.command("status")(status.status_command)
+app.add_typer(db.app, name="db")
+app.add_typer(export.app, name="export")
+app.add_typer(status.schema_app, name="schema")

@@ -1,0 +1,47 @@
+"""``biokg db start|stop|status``: the embedded engine as a shared local background server."""
+
+from __future__ import annotations
+
+import typer
+
+from biokg.cli import console, handle_errors
+from biokg.errors import ConfigError
+from biokg.settings import Settings
+from biokg.store import embedded
+
+app = typer.Typer(help="Run the embedded graph engine as a local background server.",
+                  no_args_is_help=True)
+
+
+def _embedded_settings() -> Settings:
+    settings = Settings.from_env()
+    if not settings.embedded:
+        raise ConfigError("BIOKG_NEO4J_URI is set: the database is that Neo4j server, not embedded")
+    return settings
+
+
+@app.command("start")
+@handle_errors
+def start() -> None:
+    """Start the embedded engine in the background so several processes can share it."""
+    info = embedded.start_background(_embedded_settings())
+    console.print(f"embedded graph serving {info.bolt_uri} (pid {info.pid}, data in {info.root})")
+
+
+@app.command("stop")
+@handle_errors
+def stop() -> None:
+    """Stop the background server."""
+    stopped = embedded.stop_background(_embedded_settings())
+    console.print("stopped" if stopped else "no background server was running")
+
+
+@app.command("status")
+@handle_errors
+def status() -> None:
+    """Say whether the background server runs, and where."""
+    info = embedded.running_server(_embedded_settings())
+    if info is None:
+        console.print("not running (commands start the engine in-process when they need it)")
+    else:
+        console.print(f"running: {info.bolt_uri}, pid {info.pid}, data in {info.root}")

@@ -1,0 +1,34 @@
+"""``biokg export``: files for other tools, built from the same records a build writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from biokg.cli import console, handle_errors
+from biokg.ingest.build import DEFAULT_SOURCES, fetch_source, prepare_records
+from biokg.ingest.export import merge_records, write_neo4j_admin_csv
+from biokg.schema import load_schema
+from biokg.settings import Settings
+
+app = typer.Typer(help="Export the graph for other tools.", no_args_is_help=True)
+
+
+@app.command("neo4j-admin")
+@handle_errors
+def neo4j_admin(
+    out_dir: Path = typer.Option(Path("neo4j-import"), "--out-dir", help="Folder for the CSVs."),
+    sources: str = typer.Option(",".join(DEFAULT_SOURCES), "--sources", "-s"),
+    data_dir: Path | None = typer.Option(None, "--data-dir"),
+    sample: bool = typer.Option(False, "--sample"),
+) -> None:
+    """CSVs for `neo4j-admin database import full`, and the command that imports them."""
+    settings = Settings.from_env()
+    loads = []
+    for name in (s.strip() for s in sources.split(",") if s.strip()):
+        planned = fetch_source(name, settings, data_dir=data_dir)
+        loads.append(prepare_records(planned, sample=sample))
+    command = write_neo4j_admin_csv(merge_records(loads), load_schema(), out_dir)
+    console.print(f"wrote CSVs to {out_dir}; import with:\n{command}", soft_wrap=True)
+    console.print("then create constraints and indexes: cypher/constraints.cypher, cypher/indexes.cypher")

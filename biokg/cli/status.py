@@ -1,0 +1,68 @@
+"""``biokg status`` (what the graph holds) and ``biokg schema`` (docs and Cypher from schema/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from biokg.cli import console, handle_errors
+from biokg.schema import load_schema, render_markdown
+from biokg.settings import Settings
+from biokg.store import GraphStore, neo4j_cypher_files
+from biokg.summary import graph_summary
+
+schema_app = typer.Typer(help="Documentation and Cypher generated from schema/.", no_args_is_help=True)
+
+
+def print_summary(store: GraphStore) -> None:
+    summary = graph_summary(store)
+    nodes = Table("label", "nodes", title=f"{summary['engine']} database {summary['database']}")
+    for label, count in sorted(summary["labels"].items()):
+        nodes.add_row(label, f"{count:,}")
+    edges = Table("relationship", "source", "edges")
+    for row in summary["relationships"]:
+        edges.add_row(row["type"], row["source"] or "-", f"{row['count']:,}")
+    versions = Table("source", "version", "current", "loaded at")
+    for row in summary["sources"]:
+        versions.add_row(row["source"], row["version"], str(row["current"]), row["loaded_at"])
+    console.print(nodes, edges, versions)
+    console.print(f"edges missing provenance: {summary['edges_missing_provenance']}")
+
+
+@handle_errors
+def status_command(
+    output: str = typer.Option("table", "--output", "-o", help="table or json"),
+) -> None:
+    """Counts per label, relationship type and source, and the loaded source versions."""
+    with GraphStore.connect(Settings.from_env()) as store:
+        if output == "json":
+            print(json.dumps(graph_summary(store), indent=2, default=str))
+        else:
+            print_summary(store)
+
+
+@schema_app.command("docs")
+@handle_errors
+def schema_docs(
+    out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout."),
+) -> None:
+    """The schema summary in Markdown (labels, types, provenance)."""
+    text = render_markdown(load_schema())
+    if out is None:
+        print(text, end="")
+    else:
+        out.write_text(text)
+
+
+@schema_app.command("cypher")
+@handle_errors
+def schema_cypher(
+    out_dir: Path = typer.Option(Path("cypher"), "--out-dir", help="Folder for the .cypher files."),
+) -> None:
+    """Write constraints.cypher and indexes.cypher for running by hand in Neo4j Browser."""
+    for name, text in neo4j_cypher_files(load_schema()).items():
+        (out_dir / name).write_text(text)
+        console.print(f"wrote {out_dir / name}")

@@ -1,0 +1,180 @@
+"""Typed node and edge tables of one source load, validated against schema/ before any write.
+
+A source's ``normalize`` returns :class:`Records`: polars frames per label (nodes the source
+defines), per label of *stubs* (nodes it only references, e.g. a gene named in an HPO file), and
+per relationship type (edges). Frames keep a million-edge load compact; rows become dicts only
+batch by batch in the writer.
+
+Edge identity is deterministic: ``id = sha1(source, subject, type, object, qualifiers)``, so an
+unchanged source yields byte-identical records and one edge per source for the same assertion.
+Records that assert the same edge (several GAF lines with different evidence codes, say) are
+merged: list properties are unioned, ``source_record`` lists every originating record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import polars as pl
+
+from biokg.errors import RecordValidationError
+from biokg.schema import GraphSchema, PropertyType
+
+ENDPOINT_COLUMNS = ("subject", "object", "subject_label", "object_label")
+_DTYPES: dict[PropertyType, pl.DataType] = {
+    "str": pl.String(),
+    "int": pl.Int64(),
+    "float": pl.Float64(),
+    "bool": pl.Boolean(),
+    "str[]": pl.List(pl.String()),
+}
+
+
+@dataclass(frozen=True)
+class Release:
+    """What one load of a source is: its version, licence, input checksums and when it was read."""
+
+    source: str
+    version: str
+    license: str
+    checksums: dict[str, str]
+    retrieved_at: str = field(
+        default_factory=lambda: datetime.now(UTC).replace(microsecond=0).isoformat()
+    )
+
+    @property
+    def id(self) -> str:
+        return f"{self.source}@{self.version}"
+
+    @property
+    def load_id(self) -> str:
+        """Short digest of the exact inputs: edges of other loads of this source are stale."""
+        text = "\n".join(f"{name}={digest}" for name, digest in sorted(self.checksums.items()))
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Records:
+    """Node, stub-node and edge frames of one load (see module docstring)."""
+
+    nodes: dict[str, pl.DataFrame] = field(default_factory=dict)
+    stubs: dict[str, pl.DataFrame] = field(default_factory=dict)
+    edges: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        out = {f"nodes:{k}": v.height for k, v in sorted(self.nodes.items())}
+        out |= {f"edges:{k}": v.height for k, v in sorted(self.edges.items())}
+        return out
+
+
+def provenance_columns(release: Release) -> list[pl.Expr]:
+    """The provenance every edge of ``release`` carries (source_record comes per row)."""
+    return [
+        pl.lit(release.source).alias("source"),
+        pl.lit(release.version).alias("source_version"),
+        pl.lit(release.retrieved_at).alias("retrieved_at"),
+        pl.lit(release.license).alias("license"),
+    ]
+
+
+def finalize_edges(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
+    """Give each edge its deterministic id and merge rows that assert the same edge.
+
+    ``frame`` has the endpoint columns, provenance columns and type properties; list columns
+    (evidence, references, ...) are unioned across merged rows, ``source_record`` joined with
+    commas in order of first appearance, other columns keep their first value.
+    """
+    spec = schema.relationship(rel_type)
+    key_parts = [pl.col("source"), pl.col("subject"), pl.lit(rel_type), pl.col("object")]
+    key_parts += [pl.col(q).cast(pl.String).fill_null("") for q in spec.qualifiers]
+    keys = frame.select(pl.concat_str(key_parts, separator="|").alias("k"))["k"].to_list()
+    ids = pl.Series("id", [hashlib.sha1(k.encode()).hexdigest()[:24] for k in keys])
+    frame = frame.with_columns(ids)
+    if frame["id"].n_unique() == frame.height:
+        return frame
+    aggs = []
+    for name, dtype in frame.schema.items():
+        if name == "id":
+            continue
+        if name == "source_record":
+            aggs.append(pl.col(name).unique(maintain_order=True).str.join(","))
+        elif isinstance(dtype, pl.List):
+            aggs.append(pl.col(name).flatten().drop_nulls().unique().sort())
+        else:
+            aggs.append(pl.col(name).first())
+    return frame.group_by("id", maintain_order=True).agg(aggs).select(frame.columns)
+
+
+def validate(records: Records, schema: GraphSchema, *, source: str) -> None:
+    """Check every frame against schema/ before anything is written.
+
+    Raises:
+        RecordValidationError: naming the source, label or type, the column and an offending id.
+    """
+    known: dict[str, set[str]] = {}
+    for kind, frames in (("node", records.nodes), ("stub", records.stubs)):
+        for label, frame in frames.items():
+            where = f"{source}: {kind} label {label}"
+            schema.label(label)
+            _check_columns(frame, schema.node_properties(label), where, required=("id",))
+            _check_prefixes(frame, schema.label(label).id_prefixes, where)
+            dupes = frame.filter(pl.col("id").is_duplicated())
+            if dupes.height:
+                raise RecordValidationError(f"{where}: duplicate id {dupes['id'][0]!r}")
+            known.setdefault(label, set()).update(frame["id"].to_list())
+    for rel_type, frame in records.edges.items():
+        where = f"{source}: edge type {rel_type}"
+        spec = schema.relationship(rel_type)
+        declared = {**schema.edge_properties(rel_type), **dict.fromkeys(ENDPOINT_COLUMNS, "str")}
+        required = ("id", *ENDPOINT_COLUMNS, *schema.provenance.required)
+        _check_columns(frame, declared, where, required=required)
+        for column in schema.provenance.required:
+            empty = frame.filter(pl.col(column).str.len_chars() == 0)
+            if empty.height:
+                raise RecordValidationError(f"{where}: empty {column} on edge {empty['id'][0]}")
+        for end, allowed in (("subject", spec.from_labels), ("object", spec.to_labels)):
+            bad = frame.filter(~pl.col(f"{end}_label").is_in(list(allowed)))
+            if bad.height:
+                raise RecordValidationError(
+                    f"{where}: {end} {bad[end][0]} is a {bad[f'{end}_label'][0]}; "
+                    f"schema allows {', '.join(allowed)}"
+                )
+            for label, ids in frame.group_by(f"{end}_label").agg(pl.col(end)).iter_rows():
+                missing = set(ids) - known.get(label, set())
+                if missing:
+                    raise RecordValidationError(
+                        f"{where}: {end} {sorted(missing)[0]} ({label}) is not among the "
+                        f"records' nodes or stubs ({len(missing)} missing)"
+                    )
+
+
+def _check_columns(
+    frame: pl.DataFrame, declared: dict[str, PropertyType], where: str, *, required: tuple[str, ...]
+) -> None:
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise RecordValidationError(f"{where}: missing required columns {missing}")
+    for column, dtype in frame.schema.items():
+        if column not in declared:
+            raise RecordValidationError(f"{where}: property {column!r} is not declared in schema/")
+        expected = _DTYPES[declared[column]]
+        if dtype != expected:
+            raise RecordValidationError(
+                f"{where}: property {column!r} has type {dtype}, schema/ says {declared[column]}"
+            )
+    for column in required:
+        nulls = frame.filter(pl.col(column).is_null())
+        if nulls.height:
+            first = nulls["id"][0] if "id" in frame.columns else "?"
+            raise RecordValidationError(f"{where}: {column} is null (record {first})")
+
+
+def _check_prefixes(frame: pl.DataFrame, prefixes: tuple[str, ...], where: str) -> None:
+    prefix = pl.col("id").str.split_exact(":", 1).struct.field("field_0")
+    bad = frame.filter(~prefix.is_in(list(prefixes)) | ~pl.col("id").str.contains(":"))
+    if bad.height:
+        raise RecordValidationError(
+            f"{where}: id {bad['id'][0]!r} does not use an allowed prefix ({', '.join(prefixes)})"
+        )

@@ -1,0 +1,50 @@
+"""Session fixtures shared by every test folder: settings and the one embedded graph store.
+
+The embedded engine runs in a JVM that cannot restart inside a process, so one server serves the
+whole session, on free loopback ports, with its data in a session temp folder. Tests that count
+use deltas or per-source filters, never assume an empty graph unless they created it.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    home = tmp_path_factory.mktemp("biokg-home")
+    return Settings.from_env(
+        {
+            "BIOKG_HOME": str(home),
+            "BIOKG_BOLT_PORT": str(_free_port()),
+            "BIOKG_HTTP_PORT": str(_free_port()),
+            "BIOKG_BATCH_SIZE": "5000",
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def store(settings: Settings) -> Iterator[GraphStore]:
+    with GraphStore.connect(settings) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="session")
+def test_data_cache() -> Path:
+    """Real packaged data (Debian .debs) fetched once per machine and reused between runs."""
+    path = Path.home() / ".cache" / "biokg" / "test-data"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

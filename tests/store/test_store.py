@@ -1,0 +1,62 @@
+"""The graph store on the real embedded engine: schema application, reads, writes, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.errors import ConfigError, StoreError
+from biokg.schema import load_schema
+from biokg.settings import Settings
+from biokg.store import GraphStore, constraint_statements, neo4j_cypher_files
+
+
+def test_schema_applies_twice_and_constraints_hold(store: GraphStore) -> None:
+    schema = load_schema()
+    store.apply_schema(schema)
+    store.apply_schema(schema)  # idempotent: IF NOT EXISTS everywhere
+    names = {row["name"] for row in store.read("SHOW CONSTRAINTS")}
+    # one per label, :Entity, :SourceVersion and one per relationship type
+    assert len(constraint_statements(schema)) == len(schema.labels) + len(schema.types) + 2
+    assert {"entity_id", "gene_id", "is_a_id", "source_version_id"} <= names
+    store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991', name: 'probe'})")
+    with pytest.raises(StoreError, match="NCBIGene:999999991"):
+        store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991'})")
+    rows = store.read("MATCH (n:Entity {id: $id}) RETURN count(n) AS n", {"id": "NCBIGene:999999991"})
+    assert rows == [{"n": 1}]
+    store.write("MATCH (n:Entity {id: 'NCBIGene:999999991'}) DETACH DELETE n")
+
+
+def test_fulltext_index_finds_a_phenotype_by_word(store: GraphStore) -> None:
+    store.apply_schema(load_schema())
+    store.write(
+        "CREATE (:Entity:Phenotype {id: 'HP:9999991', name: 'Zzyzx-like tremor of the probe'})"
+    )
+    index = store.dialect.fulltext_index_name("Phenotype")
+    rows = store.read(
+        "CALL db.index.fulltext.queryNodes($index, 'zzyzx') YIELD node, score "
+        "RETURN node.id AS id, score",
+        {"index": index},
+    )
+    store.write("MATCH (n:Entity {id: 'HP:9999991'}) DETACH DELETE n")
+    assert [r["id"] for r in rows] == ["HP:9999991"]
+    assert rows[0]["score"] > 0
+
+
+def test_bad_cypher_is_a_store_error_naming_the_query(store: GraphStore) -> None:
+    with pytest.raises(StoreError, match="RETURN nonsense"):
+        store.read("MATCH (n) RETURN nonsense(")
+
+
+def test_neo4j_cypher_files_cover_every_label() -> None:
+    files = neo4j_cypher_files(load_schema())
+    for label in load_schema().labels:
+        assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in files["constraints.cypher"]
+        assert f"CREATE FULLTEXT INDEX {label.lower()}_fulltext" in files["indexes.cypher"]
+    assert "`vector.dimensions`: 384" in files["indexes.cypher"]
+
+
+def test_neo4j_uri_without_password_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="BIOKG_NEO4J_PASSWORD"):
+        Settings.from_env({"BIOKG_NEO4J_URI": "bolt://localhost:7687"})
+    with pytest.raises(ConfigError, match="BIOKG_BATCH_SIZE"):
+        Settings.from_env({"BIOKG_BATCH_SIZE": "lots"})
