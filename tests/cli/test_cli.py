@@ -1,0 +1,64 @@
+"""The biokg CLI, run in-process against the session's embedded engine (same ports and home)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from biokg.cli.app import app
+from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+runner = CliRunner()
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    return {
+        "BIOKG_HOME": str(settings.home),
+        "BIOKG_BOLT_PORT": str(settings.bolt_port),
+        "BIOKG_HTTP_PORT": str(settings.http_port),
+    }
+
+
+def test_build_then_status_json_reports_go_counts(
+    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+) -> None:
+    shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
+    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
+    built = runner.invoke(
+        app, ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample"],
+        env=_env(settings),
+    )
+    assert built.exit_code == 0, built.output
+    assert "infores:go" in built.output
+    status = runner.invoke(app, ["status", "--output", "json"], env=_env(settings))
+    assert status.exit_code == 0, status.output
+    summary = json.loads(status.output)
+    go_edges = {r["type"]: r["count"] for r in summary["relationships"] if r["source"] == "infores:go"}
+    graph = store.read(
+        "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
+    )
+    assert go_edges["ANNOTATED_WITH"] == graph[0]["n"] > 0
+    assert summary["edges_missing_provenance"] == 0
+    current = [v for v in summary["sources"] if v["source"] == "infores:go" and v["current"]]
+    assert len(current) == 1 and current[0]["checksums"]["goa_human.gaf"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["build", "--sources", "nosuch"], "unknown source 'nosuch'"),
+        (["build", "--sources", "go", "--data-dir", "/nonexistent"], "go-basic.obo"),
+    ],
+    ids=["unknown-source", "missing-files"],
+)
+def test_errors_are_one_line_with_exit_code_1(settings: Settings, args: list[str], message: str) -> None:
+    result = runner.invoke(app, args, env=_env(settings))
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output

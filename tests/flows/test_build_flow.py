@@ -1,0 +1,37 @@
+"""The Prefect build flow, run under prefect_test_harness on the embedded engine."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+
+from biokg.flows.build import build_flow
+from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+def test_flow_loads_then_skips_unchanged_go(
+    prefect_harness: None, store: GraphStore, settings: Settings, tmp_path: Path,
+    test_data_cache: Path,
+) -> None:
+    shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
+    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=90)
+    [first] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
+    assert first["skipped"] is False and first["edges_written"] > 0
+    written = store.read(
+        "MATCH ()-[e]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
+    )[0]["n"]
+    assert written == first["edges_written"]
+    [second] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
+    assert second["skipped"] is True
