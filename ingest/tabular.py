@@ -2,12 +2,13 @@
 
 Every column is read as a string (ids like ``0001`` stay ``0001``); sources cast what they need.
 A missing declared column is an error naming the file and the missing names; extra columns are
-reported once by the caller's run report, never per row.
+reported once by the caller's run report, never per row. :func:`check_column` validates a
+column's values, naming the first bad line; :func:`header_lines` reads a file's leading lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -70,3 +71,40 @@ def read_tsv(
         numbers.append(number)
     frame = pl.DataFrame(rows, schema=dict.fromkeys(columns, pl.String), orient="row")
     return frame.with_columns(pl.Series("line", numbers, dtype=pl.Int64))
+
+
+def check_column(
+    frame: pl.DataFrame, column: str, check: Callable[[str], object], path: Path | str
+) -> None:
+    """Run ``check`` once per distinct value of ``column``; a ``ValueError`` marks it bad.
+
+    Raises:
+        SourceFormatError: ``"{path}:{line}: {column} {value!r} {message} (...)"`` for the
+            first line (by ``line``) holding a bad value, ``message`` being the ValueError's.
+    """
+    problems: dict[str, str] = {}
+    for value in frame[column].unique().to_list():
+        try:
+            check(value)
+        except ValueError as err:
+            problems[value] = str(err)
+    if problems:
+        bad = frame.filter(pl.col(column).is_in(list(problems))).sort("line").row(0, named=True)
+        raise SourceFormatError(
+            f"{path}:{bad['line']}: {column} {bad[column]!r} {problems[bad[column]]} "
+            f"({len(problems)} distinct bad value(s))"
+        )
+
+
+def header_lines(path: Path, *, stop: Callable[[str], bool]) -> list[str]:
+    """Lines from the top of ``path`` up to the first one where ``stop`` is true (not kept).
+
+    Decoded leniently: this only looks for version headers; :func:`read_tsv` checks the bytes.
+    """
+    lines = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if stop(line):
+                break
+            lines.append(line.rstrip("\n"))
+    return lines

@@ -43,20 +43,18 @@ class GraphStore:
         dialect: Dialect,
         *,
         http: tuple[str, str] | None = None,
-        owns_server: bool = False,
     ) -> None:
         self.driver = driver
         self.database = database
         self.dialect = dialect
         self._http = http  # (base URL, basic-auth header) of ArcadeDB's HTTP API
-        self._owns_server = owns_server
 
     @classmethod
     def connect(cls, settings: Settings) -> GraphStore:
         """Connect to Neo4j (``BIOKG_NEO4J_URI``) or to the embedded engine.
 
-        The embedded engine is reached through a running ``biokg db start`` server when there is
-        one, and otherwise started inside this process.
+        The embedded engine is reached through its running server (``biokg db start``) when
+        there is one; otherwise a server owned by this process is started and stopped at exit.
 
         Raises:
             StoreUnavailableError: the server cannot be reached.
@@ -68,10 +66,7 @@ class GraphStore:
             )
             store = cls(driver, settings.database_name, NEO4J)
         else:
-            info = embedded.running_server(settings)
-            owns = info is None
-            if info is None:
-                info = embedded.start_in_process(settings)
+            info = embedded.running_server(settings) or embedded.start_owned(settings)
             auth = ("root", settings.embedded_password)
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
             driver = GraphDatabase.driver(info.bolt_uri, auth=auth)
@@ -80,7 +75,6 @@ class GraphStore:
                 settings.database_name,
                 ARCADEDB,
                 http=(info.http_url, f"Basic {token}"),
-                owns_server=owns,
             )
         store.ping()
         return store

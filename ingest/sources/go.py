@@ -6,8 +6,7 @@ http://geneontology.org/docs/go-citation-policy/).
 Formats:
   * OBO 1.4 (https://owlcollab.github.io/oboformat/doc/obo-syntax.html), read by
     :func:`biokg.ingest.obo.read_obo`;
-  * GAF 2.2 (http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/): 17 tab-separated
-    columns without a header row, ``!`` comment lines, and a mandatory ``!gaf-version:`` line.
+  * GAF 2.2, read and checked by :func:`biokg.ingest.gaf.read_gaf`.
 
 Kept:
   * ``GOTerm`` nodes for every non-obsolete term: name, definition (as ``description``),
@@ -27,18 +26,15 @@ or touching an obsolete term; annotations to GO ids absent from the ontology or 
 annotations of objects whose DB is not a Gene prefix (ComplexPortal complexes, RNAcentral
 ncRNAs). With/From, annotation extensions, gene product form ids and assigned-by are not used.
 
-Malformed input is an error, never skipped: a wrong column count, a missing or non-2.x
-``!gaf-version``, an unknown aspect, qualifier or evidence code, a malformed GO id or taxon,
-a non-UTF-8 byte. Each message names the file, line and offending value.
+Malformed input is an error, never skipped (see :mod:`biokg.ingest.gaf` for the GAF checks);
+each message names the file, line and offending value.
 """
 
 from __future__ import annotations
 
 import gzip
 import logging
-import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -47,10 +43,16 @@ from biokg.curie import normalize_prefix
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.corpus import build_offline_corpus
 from biokg.ingest.fetch import download
+from biokg.ingest.gaf import ASPECTS as ASPECTS
+from biokg.ingest.gaf import EVIDENCE_TO_ECO as EVIDENCE_TO_ECO
+from biokg.ingest.gaf import GAF_COLUMNS as GAF_COLUMNS
+from biokg.ingest.gaf import GAF_RELATIONS as GAF_RELATIONS
+from biokg.ingest.gaf import GAF_USED as GAF_USED
+from biokg.ingest.gaf import gaf_header, read_gaf
 from biokg.ingest.obo import read_obo
 from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
-from biokg.ingest.tabular import read_tsv
+from biokg.ingest.tabular import header_lines
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -77,45 +79,6 @@ SOURCE = SourceInfo(
     },
 )
 
-# GAF 2.2 columns 1-17, in spec order:
-# http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#gaf-22-format
-GAF_COLUMNS = (
-    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
-    "evidence_code", "with_or_from", "aspect", "db_object_name", "db_object_synonym",
-    "db_object_type", "taxon", "date", "assigned_by", "annotation_extension",
-    "gene_product_form_id",
-)
-GAF_USED = (
-    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
-    "evidence_code", "aspect", "db_object_name", "db_object_synonym", "taxon",
-)
-
-# GAF 2.2 Qualifier relations (column 4; optionally prefixed by "NOT|"):
-# http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#qualifier-column-4
-GAF_RELATIONS = frozenset({
-    "enables", "contributes_to", "involved_in",
-    "acts_upstream_of", "acts_upstream_of_positive_effect", "acts_upstream_of_negative_effect",
-    "acts_upstream_of_or_within", "acts_upstream_of_or_within_positive_effect",
-    "acts_upstream_of_or_within_negative_effect",
-    "located_in", "part_of", "is_active_in", "colocalizes_with",
-})
-
-# GO evidence codes -> ECO (the "Default" rows of the GO/ECO mapping):
-# http://geneontology.org/docs/guide-go-evidence-codes/
-# https://github.com/evidenceontology/evidenceontology/blob/master/gaf-eco-mapping.txt
-EVIDENCE_TO_ECO = {
-    "EXP": "ECO:0000269", "IDA": "ECO:0000314", "IPI": "ECO:0000353", "IMP": "ECO:0000315",
-    "IGI": "ECO:0000316", "IEP": "ECO:0000270", "HTP": "ECO:0006056", "HDA": "ECO:0007005",
-    "HMP": "ECO:0007001", "HGI": "ECO:0007003", "HEP": "ECO:0007007", "IBA": "ECO:0000318",
-    "IBD": "ECO:0000319", "IKR": "ECO:0000320", "IRD": "ECO:0000321", "ISS": "ECO:0000250",
-    "ISO": "ECO:0000266", "ISA": "ECO:0000247", "ISM": "ECO:0000255", "IGC": "ECO:0000317",
-    "RCA": "ECO:0000245", "TAS": "ECO:0000304", "NAS": "ECO:0000303", "IC": "ECO:0000305",
-    "ND": "ECO:0000307", "IEA": "ECO:0000501",
-}
-
-# GAF column 9 aspect -> OBO namespace (same spec page, "Aspect (column 9)").
-ASPECTS = {"P": "biological_process", "F": "molecular_function", "C": "cellular_component"}
-
 # OBO namespace -> Biolink category (https://biolink.github.io/biolink-model/); terms with
 # another namespace get the GOTerm category of schema/nodes.yaml.
 NAMESPACE_CATEGORIES = {
@@ -130,9 +93,6 @@ OBO_EDGE_TYPES = {
     for rel in ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
 }
 
-_GO_ID = re.compile(r"GO:\d{7}")
-_TAXON = re.compile(r"taxon:(\d+)(\|taxon:\d+)?")
-_GAF_VERSION = re.compile(r"2\.\d+")
 
 
 def fetch(
@@ -186,10 +146,10 @@ def discover_version(files: dict[str, Path]) -> str:
     Raises:
         SourceFormatError: neither header carries a version.
     """
-    for line in _header_lines(files[OBO_FILE], stop=lambda s: s.startswith("[")):
+    for line in header_lines(files[OBO_FILE], stop=lambda s: s.startswith("[")):
         if line.startswith("data-version:"):
             return line.partition(":")[2].strip().removeprefix("releases/")
-    gaf = _gaf_header(files[GAF_FILE])
+    gaf = gaf_header(files[GAF_FILE])
     if gaf.get("date-generated"):
         return gaf["date-generated"][:10]
     raise SourceFormatError(
@@ -213,13 +173,13 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
     missing = [name for name in (OBO_FILE, GAF_FILE) if name not in fetched.files]
     if missing:
         raise BiokgError(f"go: parse needs {missing}; fetched only {sorted(fetched.files)}")
-    obo_path = fetched.files[OBO_FILE]
+    obo_path, gaf_path = fetched.files[OBO_FILE], fetched.files[GAF_FILE]
     ontology = read_obo(obo_path)
     relations = ontology.relations.with_columns(_record_column(obo_path.name))
     return {
         "terms": ontology.terms,
         "relations": relations,
-        "annotations": _read_gaf(fetched.files[GAF_FILE]),
+        "annotations": read_gaf(gaf_path).with_columns(_record_column(gaf_path.name)),
     }
 
 
@@ -246,127 +206,6 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
 
 
 # --- parsing helpers ----------------------------------------------------------------------
-
-
-def _read_gaf(path: Path) -> pl.DataFrame:
-    version = _gaf_header(path).get("gaf-version")
-    if version is None or not _GAF_VERSION.fullmatch(version):
-        found = "no '!gaf-version:' line" if version is None else f"'!gaf-version: {version}'"
-        raise SourceFormatError(
-            f"{path}:1: expected a '!gaf-version: 2.x' header (GAF 2.2), found {found}; "
-            "is this a GAF file?"
-        )
-    frame = read_tsv(path, header=GAF_COLUMNS, comment_prefix="!", required=GAF_USED)
-    for column, check in (
-        ("aspect", _aspect),
-        ("qualifier", _qualifier),
-        ("evidence_code", _evidence_eco),
-        ("go_id", _go_id),
-        ("taxon", _taxon),
-        ("db_object_id", _nonempty),
-    ):
-        _check_column(frame, column, check, path)
-    return frame.with_columns(_record_column(path.name))
-
-
-def _check_column(
-    frame: pl.DataFrame, column: str, check: Callable[[str], object], path: Path
-) -> None:
-    """Run ``check`` on each distinct value; the first failing line becomes the error."""
-    problems: dict[str, str] = {}
-    for value in frame[column].unique().to_list():
-        try:
-            check(value)
-        except ValueError as err:
-            problems[value] = str(err)
-    if problems:
-        bad = frame.filter(pl.col(column).is_in(list(problems))).sort("line").row(0, named=True)
-        raise SourceFormatError(
-            f"{path}:{bad['line']}: column {column!r}: {problems[bad[column]]} "
-            f"({len(problems)} distinct bad value(s))"
-        )
-
-
-def _aspect(text: str) -> str:
-    """GAF aspect letter -> OBO namespace.
-
-    >>> _aspect("P")
-    'biological_process'
-    """
-    if text not in ASPECTS:
-        raise ValueError(f"aspect {text!r} is not one of P, F, C")
-    return ASPECTS[text]
-
-
-def _qualifier(text: str) -> tuple[bool, str]:
-    """GAF 2.2 qualifier -> (negated, relation).
-
-    >>> _qualifier("NOT|involved_in")
-    (True, 'involved_in')
-    """
-    negated = text.startswith("NOT|")
-    relation = text.removeprefix("NOT|")
-    if relation not in GAF_RELATIONS:
-        raise ValueError(
-            f"qualifier {text!r} is not [NOT|]<relation> with a GAF 2.2 relation "
-            f"({', '.join(sorted(GAF_RELATIONS))})"
-        )
-    return negated, relation
-
-
-def _evidence_eco(text: str) -> str:
-    """GO evidence code -> ECO id.
-
-    >>> _evidence_eco("IDA")
-    'ECO:0000314'
-    """
-    if text not in EVIDENCE_TO_ECO:
-        raise ValueError(f"evidence code {text!r} is not a GO evidence code")
-    return EVIDENCE_TO_ECO[text]
-
-
-def _go_id(text: str) -> str:
-    if not _GO_ID.fullmatch(text):
-        raise ValueError(f"GO id {text!r} is not GO:<7 digits>")
-    return text
-
-
-def _taxon(text: str) -> str:
-    """GAF taxon column -> the annotated object's NCBITaxon CURIE.
-
-    >>> _taxon("taxon:9606|taxon:11676")
-    'NCBITaxon:9606'
-    """
-    match = _TAXON.fullmatch(text)
-    if match is None:
-        raise ValueError(f"taxon {text!r} is not taxon:<id> or taxon:<id>|taxon:<id>")
-    return f"NCBITaxon:{match.group(1)}"
-
-
-def _nonempty(text: str) -> str:
-    if not text.strip():
-        raise ValueError("empty value where GAF 2.2 requires one")
-    return text
-
-
-def _gaf_header(path: Path) -> dict[str, str]:
-    """``!key: value`` lines at the top of a GAF (decoded leniently; read_tsv checks bytes)."""
-    header = {}
-    for line in _header_lines(path, stop=lambda s: not s.startswith("!")):
-        key, sep, value = line[1:].partition(":")
-        if sep and key.strip() and key.strip() not in header:
-            header[key.strip()] = value.strip()
-    return header
-
-
-def _header_lines(path: Path, *, stop: Callable[[str], bool]) -> list[str]:
-    lines = []
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if stop(line):
-                break
-            lines.append(line.rstrip("\n"))
-    return lines
 
 
 def _gunzip(source: Path, target: Path) -> Path:
@@ -457,27 +296,10 @@ def _annotations(
         pl.col("qualifier").str.starts_with("NOT|").alias("negated"),
         "aspect",
         pl.concat_list("evidence_code").alias("evidence"),
-        _references(gaf),
+        _references(gaf).list.unique().list.sort(),  # as merged rows get them
     )
-    return _genes(rows, release), _finish(_merge(edges), "ANNOTATED_WITH", schema)
-
-
-def _merge(edges: pl.DataFrame) -> pl.DataFrame:
-    """One row per (gene, term, relation, negated): evidence/references unioned, records joined.
-
-    finalize_edges merges the same way, but its merge path uses ``Expr.flatten``, which polars
-    2.x removed; merging here first leaves it nothing to merge.
-    """
-    keys = ["subject", "object", "relation", "negated"]
-    lists = [
-        pl.col(c).list.explode(keep_nulls=False, empty_as_null=False).unique().sort()
-        for c in ("evidence", "references")
-    ]
-    others = pl.all().exclude(*keys, "evidence", "references", "source_record").first()
-    merged = edges.group_by(keys, maintain_order=True).agg(
-        others, pl.col("source_record").str.join(","), *lists
-    )
-    return merged.select(edges.columns).sort(keys)
+    merged = _finish(edges, "ANNOTATED_WITH", schema)  # one per (gene, term, relation, negated)
+    return _genes(rows, release), merged.sort("subject", "object", "relation", "negated")
 
 
 def _references(gaf: pl.DataFrame) -> pl.Expr:
@@ -523,6 +345,5 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
 
 
 def _finish(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
-    """Deterministic ids and merged duplicates, ``id`` first, ids typed even when empty."""
-    frame = finalize_edges(frame, rel_type, schema).with_columns(pl.col("id").cast(pl.String))
-    return frame.select("id", *[c for c in frame.columns if c != "id"])
+    """:func:`finalize_edges` (deterministic ids, duplicates merged), ``id`` first."""
+    return finalize_edges(frame, rel_type, schema).select("id", pl.exclude("id"))

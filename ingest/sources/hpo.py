@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -54,7 +56,7 @@ from biokg.ingest.records import (
     provenance_columns,
 )
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
-from biokg.ingest.tabular import read_tsv
+from biokg.ingest.tabular import check_column, header_lines, read_tsv
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -111,6 +113,27 @@ _CURIE = r"[A-Za-z][\w.-]*:\S+"
 _FREQUENCY = rf"{_HP_ID}|\d+/\d+|\d+(\.\d+)?%"
 _REFERENCE = r"[^;:\s]+:[^;\s]+"
 _EDGE_SORT = ["subject", "object", "id"]
+#: Per file: (column, regex its values must fully match, what that means in an error message).
+_CHECKS = {
+    HPOA: (
+        ("database_id", _CURIE, "a CURIE like OMIM:619340"),
+        ("hpo_id", _HP_ID, "an HP id like HP:0001250"),
+        ("qualifier", "|".join(QUALIFIERS), f"one of {QUALIFIERS}"),
+        ("aspect", "|".join(ASPECT_TYPES), f"one of {tuple(ASPECT_TYPES)}"),
+        ("evidence", "|".join(EVIDENCE_CODES), f"one of {EVIDENCE_CODES}"),
+        ("reference", rf"{_REFERENCE}(;{_REFERENCE})*", "';'-separated CURIEs"),
+        ("frequency", rf"({_FREQUENCY})?", "HP:00402xx, n/m, n% or empty"),
+        ("onset", rf"({_HP_ID})?", "an HP id or empty"),
+        ("modifier", rf"({_HP_ID}(;{_HP_ID})*)?", "';'-separated HP ids"),
+        ("sex", "(?i)" + "|".join(SEXES), f"one of {SEXES}"),
+    ),
+    G2P: (
+        ("ncbi_gene_id", r"\d+", "an NCBI Gene number"),
+        ("hpo_id", _HP_ID, "an HP id like HP:0001250"),
+        ("disease_id", _CURIE, "a CURIE like OMIM:619340"),
+        ("frequency", rf"{_FREQUENCY}|-", "HP:00402xx, n/m, n% or '-'"),
+    ),
+}
 
 
 def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
@@ -157,16 +180,16 @@ def discover_version(files: dict[str, Path]) -> str:
     Raises:
         SourceFormatError: neither header is present.
     """
-    for name, tag, stop in ((HPOA, "#version:", "#"), (OBO, "data-version:", "")):
+    for name, tag, prefix in ((HPOA, "#version:", "#"), (OBO, "data-version:", "")):
         path = files.get(name)
         if path is None or not path.is_file():
             continue
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.startswith(tag):
-                    return line[len(tag):].strip().rsplit("/", 1)[-1]
-                if not line.startswith(stop) or line.startswith("[") or not line.strip():
-                    break
+        lines = header_lines(
+            path, stop=lambda s, p=prefix: not s.startswith(p) or s.startswith("[") or not s.strip()
+        )
+        for line in lines:
+            if line.startswith(tag):
+                return line[len(tag):].strip().rsplit("/", 1)[-1]
     raise SourceFormatError(
         f"hpo: no '#version:' header in {files.get(HPOA)} and no 'data-version:' in "
         f"{files.get(OBO)}; are these HPO release files?"
@@ -187,22 +210,9 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
     obo = read_obo(fetched.files[OBO])
     hpoa = _read_table(fetched.files[HPOA], HPOA, HPOA_COLUMNS)
     g2p = _read_table(fetched.files[G2P], G2P, G2P_COLUMNS)
-    where = str(fetched.files[HPOA])
-    _check(hpoa, "database_id", rf"^{_CURIE}$", where, "a CURIE like OMIM:619340")
-    _check(hpoa, "hpo_id", rf"^{_HP_ID}$", where, "an HP id like HP:0001250")
-    _check(hpoa, "qualifier", _one_of(QUALIFIERS), where, f"one of {QUALIFIERS}")
-    _check(hpoa, "aspect", _one_of(tuple(ASPECT_TYPES)), where, f"one of {tuple(ASPECT_TYPES)}")
-    _check(hpoa, "evidence", _one_of(EVIDENCE_CODES), where, f"one of {EVIDENCE_CODES}")
-    _check(hpoa, "reference", rf"^{_REFERENCE}(;{_REFERENCE})*$", where, "';'-separated CURIEs")
-    _check(hpoa, "frequency", rf"^({_FREQUENCY})?$", where, "HP:00402xx, n/m, n% or empty")
-    _check(hpoa, "onset", rf"^({_HP_ID})?$", where, "an HP id or empty")
-    _check(hpoa, "modifier", rf"^({_HP_ID}(;{_HP_ID})*)?$", where, "';'-separated HP ids")
-    _check(hpoa, "sex", rf"(?i){_one_of(SEXES)}", where, f"one of {SEXES}")
-    where = str(fetched.files[G2P])
-    _check(g2p, "ncbi_gene_id", r"^\d+$", where, "an NCBI Gene number")
-    _check(g2p, "hpo_id", rf"^{_HP_ID}$", where, "an HP id like HP:0001250")
-    _check(g2p, "disease_id", rf"^{_CURIE}$", where, "a CURIE like OMIM:619340")
-    _check(g2p, "frequency", rf"^({_FREQUENCY}|-)$", where, "HP:00402xx, n/m, n% or '-'")
+    for name, frame in ((HPOA, hpoa), (G2P, g2p)):
+        for column, pattern, expected in _CHECKS[name]:
+            check_column(frame, column, _matching(pattern, expected), fetched.files[name])
     return {"terms": obo.terms, "relations": obo.relations, HPOA: hpoa, G2P: g2p}
 
 
@@ -281,19 +291,15 @@ def _read_table(path: Path, name: str, columns: tuple[str, ...]) -> pl.DataFrame
     return frame.select(*columns, "line")
 
 
-def _one_of(values: tuple[str, ...]) -> str:
-    return "^(" + "|".join(values) + ")$"
+def _matching(pattern: str, expected: str) -> Callable[[str], None]:
+    """A :func:`check_column` check: the value must fully match ``pattern``."""
+    regex = re.compile(pattern)
 
+    def check(value: str) -> None:
+        if not regex.fullmatch(value):
+            raise ValueError(f"is not {expected}")
 
-def _check(frame: pl.DataFrame, column: str, pattern: str, where: str, expected: str) -> None:
-    """Raise for the first row whose ``column`` does not match ``pattern``, naming its line."""
-    bad = frame.filter(~pl.col(column).str.contains(pattern).fill_null(False))
-    if bad.height:
-        row = bad.row(0, named=True)
-        raise SourceFormatError(
-            f"{where}:{row['line']}: {column} {row[column]!r} is not {expected} "
-            f"({bad.height} such lines)"
-        )
+    return check
 
 
 # --- normalize helpers ----------------------------------------------------------------------
@@ -354,11 +360,6 @@ def _edge_base(subject_label: str, object_label: str, release: Release) -> list[
     ]
 
 
-def _finalize(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
-    """:func:`finalize_edges`, keeping ``id`` a string column when there are no edges."""
-    return finalize_edges(frame, rel_type, schema).with_columns(pl.col("id").cast(pl.String))
-
-
 def _ordered(edges: pl.DataFrame) -> pl.DataFrame:
     """Columns in one fixed order: id, endpoints, provenance, then the type's properties."""
     first = ["id", *ENDPOINT_COLUMNS, "source", "source_version", "source_record"]
@@ -398,7 +399,7 @@ def _is_a_edges(
         *_edge_base("Phenotype", "Phenotype", release),
         pl.format(f"{OBO}#L{{}}", pl.col("line")).alias("source_record"),
     )
-    return _finalize(frame, "IS_A", schema).sort(_EDGE_SORT)
+    return finalize_edges(frame, "IS_A", schema).sort(_EDGE_SORT)
 
 
 def _disease_nodes(hpoa: pl.DataFrame, schema: GraphSchema, release: Release) -> pl.DataFrame:
@@ -433,7 +434,7 @@ def _disease_edges(
         properties = schema.relationship(rel_type).properties
         frame = rows.filter(pl.col("aspect").is_in(aspects))
         frame = frame.select(c for c in frame.columns if c in properties or c not in ASPECT_COLS)
-        out[rel_type] = _finalize(frame, rel_type, schema).sort(_EDGE_SORT)
+        out[rel_type] = finalize_edges(frame, rel_type, schema).sort(_EDGE_SORT)
     return out
 
 
@@ -482,6 +483,6 @@ def _gene_edges(
         "source_record",
     )
     return (
-        _finalize(phenotype, "HAS_PHENOTYPE", schema),
-        _finalize(associated, "ASSOCIATED_WITH", schema).sort(_EDGE_SORT),
+        finalize_edges(phenotype, "HAS_PHENOTYPE", schema),
+        finalize_edges(associated, "ASSOCIATED_WITH", schema).sort(_EDGE_SORT),
     )
