@@ -32,19 +32,24 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 
-def _only_transient(task, task_run, state) -> bool:  # noqa: ANN001 - Prefect's hook signature
+def _only_transient(task, task_run, state) -> bool:
     """Retry a task only when it failed with a RetryableError (network, store unavailable)."""
     try:
         state.result()
     except RetryableError:
         return True
-    except Exception:  # noqa: BLE001 - any other failure is permanent: do not retry
+    except Exception:
         return False
     return False
 
 
-@task(retries=3, retry_delay_seconds=[10, 60, 300], retry_condition_fn=_only_transient,
-      cache_policy=NO_CACHE, task_run_name="fetch-{name}")
+@task(
+    retries=3,
+    retry_delay_seconds=[10, 60, 300],
+    retry_condition_fn=_only_transient,
+    cache_policy=NO_CACHE,
+    task_run_name="fetch-{name}",
+)
 def fetch(name: str, settings: Settings, data_dir: Path | None, offline: bool) -> Planned:
     return fetch_source(name, settings, data_dir=data_dir, offline=offline)
 

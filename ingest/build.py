@@ -124,8 +124,11 @@ def split_unchanged(
     skipped, pending = [], []
     for plan in planned:
         if writer.is_current(plan.release):
-            log.info("%s %s unchanged (inputs match the current load); skipped",
-                     plan.name, plan.release.version)
+            log.info(
+                "%s %s unchanged (inputs match the current load); skipped",
+                plan.name,
+                plan.release.version,
+            )
             skipped.append(LoadResult(plan.release.source, plan.release.version, skipped=True))
         else:
             pending.append(plan)

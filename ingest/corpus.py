@@ -60,11 +60,18 @@ _LIST_ERRORS = ("Unable to locate package", "has no installation candidate", "Fa
 
 def _apt_download(package: str, workdir: Path) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(["apt-get", "download", package], cwd=workdir,
-                              capture_output=True, text=True, check=False)
+        return subprocess.run(
+            ["apt-get", "download", package],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     except FileNotFoundError as exc:
-        raise BiokgError(f"cannot fetch Debian package {package!r}: apt-get not found "
-                         "(this offline corpus needs a Debian/Ubuntu host)") from exc
+        raise BiokgError(
+            f"cannot fetch Debian package {package!r}: apt-get not found "
+            "(this offline corpus needs a Debian/Ubuntu host)"
+        ) from exc
 
 
 @functools.cache
@@ -101,8 +108,9 @@ def debian_file(package: str, member: str, cache_dir: Path) -> Path:
         )
     tmp = Path(tempfile.mkdtemp(prefix="extract-", dir=base))
     try:
-        res = subprocess.run(["dpkg", "-x", str(debs[0]), str(tmp)],
-                             capture_output=True, text=True, check=False)
+        res = subprocess.run(
+            ["dpkg", "-x", str(debs[0]), str(tmp)], capture_output=True, text=True, check=False
+        )
         if res.returncode != 0:
             raise BiokgError(f"dpkg -x {debs[0].name} failed: {res.stderr.strip()[-500:]}")
         if not (tmp / member).is_file():
@@ -164,27 +172,41 @@ def write_go_basic_obo(go_sqlite: Path, out: Path) -> dict[str, int]:
     Why: downstream parsers expect the official go-basic.obo; GO.db holds the same release
     (is_a, part_of, regulates edges only, i.e. exactly the go-basic relation set).
     """
-    tables = ("go_term", "go_synonym", "go_obsolete", "metadata",
-              "go_bp_parents", "go_mf_parents", "go_cc_parents")
+    tables = (
+        "go_term",
+        "go_synonym",
+        "go_obsolete",
+        "metadata",
+        "go_bp_parents",
+        "go_mf_parents",
+        "go_cc_parents",
+    )
     con = _connect(go_sqlite, tables)
     try:
         release = _meta(con, "GOSOURCEDATE", go_sqlite)
-        terms = {r[0]: r[1:] for r in con.execute(
-            "SELECT _id, go_id, term, ontology, definition FROM go_term "
-            "WHERE ontology IN ('BP', 'MF', 'CC')")}
-        obsolete = con.execute("SELECT go_id, term, ontology, definition FROM go_obsolete "
-                               "WHERE ontology IN ('BP', 'MF', 'CC')").fetchall()
+        terms = {
+            r[0]: r[1:]
+            for r in con.execute(
+                "SELECT _id, go_id, term, ontology, definition FROM go_term "
+                "WHERE ontology IN ('BP', 'MF', 'CC')"
+            )
+        }
+        obsolete = con.execute(
+            "SELECT go_id, term, ontology, definition FROM go_obsolete "
+            "WHERE ontology IN ('BP', 'MF', 'CC')"
+        ).fetchall()
         syns: dict[int, set[str]] = {}
         alts: dict[int, set[str]] = {}
-        for tid, syn, like_go_id in con.execute(
-                "SELECT _id, synonym, like_go_id FROM go_synonym"):
+        for tid, syn, like_go_id in con.execute("SELECT _id, synonym, like_go_id FROM go_synonym"):
             (alts if like_go_id == 1 else syns).setdefault(tid, set()).add(syn)
         edges: dict[int, set[tuple[str, str]]] = {}
-        counts = dict.fromkeys(("is_a", "part_of", "regulates", "negatively_regulates",
-                                "positively_regulates"), 0)
+        counts = dict.fromkeys(
+            ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates"), 0
+        )
         for ont in ("bp", "mf", "cc"):
             for child, parent, rtype in con.execute(
-                    f"SELECT _id, _parent_id, relationship_type FROM go_{ont}_parents"):
+                f"SELECT _id, _parent_id, relationship_type FROM go_{ont}_parents"
+            ):
                 if child not in terms or parent not in terms:
                     continue  # edges to the pseudo-root 'all' (ontology 'universal')
                 if rtype not in RELATIONS:
@@ -217,8 +239,12 @@ def write_go_basic_obo(go_sqlite: Path, out: Path) -> dict[str, int]:
         # GO.db has no synonym scope column: RELATED is the OBO 1.2/1.4 default scope.
         st += [f"synonym: {_quoted(s)} RELATED []\n" for s in sorted(syns.get(tid, ()))]
         rels = sorted(edges.get(tid, ()), key=lambda e: (e[0] != "is_a", e))
-        st += [f"is_a: {p} ! {names[p]}\n" if rel == "is_a"
-               else f"relationship: {rel} {p} ! {names[p]}\n" for rel, p in rels]
+        st += [
+            f"is_a: {p} ! {names[p]}\n"
+            if rel == "is_a"
+            else f"relationship: {rel} {p} ! {names[p]}\n"
+            for rel, p in rels
+        ]
         stanzas.append((go_id, st))
     for go_id, name, ont, definition in obsolete:
         st = [f"id: {go_id}\n", f"name: {_obo(name)}\n", f"namespace: {NAMESPACES[ont]}\n"]
@@ -229,8 +255,13 @@ def write_go_basic_obo(go_sqlite: Path, out: Path) -> dict[str, int]:
         lines += ["\n", "[Term]\n", *st]
     lines += ["\n", TYPEDEFS.rstrip("\n") + "\n"]
     _atomic_write(out, lines)
-    return {"terms": len(terms), "obsolete": len(obsolete), **counts,
-            "synonyms": sum(map(len, syns.values())), "alt_ids": sum(map(len, alts.values()))}
+    return {
+        "terms": len(terms),
+        "obsolete": len(obsolete),
+        **counts,
+        "synonyms": sum(map(len, syns.values())),
+        "alt_ids": sum(map(len, alts.values())),
+    }
 
 
 def _gaf_date(value: str) -> str:
@@ -257,8 +288,10 @@ def write_gaf(org_sqlite: Path, out: Path, *, slice_genes: int | None = None) ->
         if slice_genes is not None:
             genes = genes[:slice_genes]
         keep = {i: g for g, i in genes}
-        info = {i: (_flat(s), _flat(n)) for i, n, s in con.execute(
-            "SELECT _id, gene_name, symbol FROM gene_info")}
+        info = {
+            i: (_flat(s), _flat(n))
+            for i, n, s in con.execute("SELECT _id, gene_name, symbol FROM gene_info")
+        }
         aliases: dict[int, set[str]] = {}
         for i, a in con.execute("SELECT _id, alias_symbol FROM alias"):
             aliases.setdefault(i, set()).add(_flat(a))
@@ -282,12 +315,32 @@ def write_gaf(org_sqlite: Path, out: Path, *, slice_genes: int | None = None) ->
     for gene, go_id, ev, aspect in sorted(rows):
         symbol, name = info.get(by_id[gene], ("", ""))
         syn = "|".join(sorted(aliases.get(by_id[gene], ())))
-        cols = ("NCBIGene", str(gene), symbol, relation[aspect], go_id, ORG_DOI, ev, "",
-                aspect, name, syn, "gene", f"taxon:{taxid}", date, "NCBI", "", "")
+        cols = (
+            "NCBIGene",
+            str(gene),
+            symbol,
+            relation[aspect],
+            go_id,
+            ORG_DOI,
+            ev,
+            "",
+            aspect,
+            name,
+            syn,
+            "gene",
+            f"taxon:{taxid}",
+            date,
+            "NCBI",
+            "",
+            "",
+        )
         lines.append("\t".join(cols) + "\n")
     _atomic_write(out, lines)
-    return {"lines": len(rows), "genes": len({r[0] for r in rows}),
-            "go_terms": len({r[1] for r in rows})}
+    return {
+        "lines": len(rows),
+        "genes": len({r[0] for r in rows}),
+        "go_terms": len({r[1] for r in rows}),
+    }
 
 
 def _sha256(path: Path) -> str:
@@ -298,8 +351,9 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def build_offline_corpus(cache_dir: Path, out_dir: Path, *,
-                         slice_genes: int | None = None) -> dict[str, Path]:
+def build_offline_corpus(
+    cache_dir: Path, out_dir: Path, *, slice_genes: int | None = None
+) -> dict[str, Path]:
     """Fetch the Debian sources and write go-basic.obo + goa_human.gaf into ``out_dir``.
 
     Why: one call gives the pipeline an official-format GO corpus without network access to
@@ -311,8 +365,12 @@ def build_offline_corpus(cache_dir: Path, out_dir: Path, *,
     out_dir = Path(out_dir)
     jobs = (
         ("go-basic.obo", go_sqlite, "", lambda p: write_go_basic_obo(go_sqlite, p)),
-        ("goa_human.gaf", org_sqlite, f"slice_genes={slice_genes}\n",
-         lambda p: write_gaf(org_sqlite, p, slice_genes=slice_genes)),
+        (
+            "goa_human.gaf",
+            org_sqlite,
+            f"slice_genes={slice_genes}\n",
+            lambda p: write_gaf(org_sqlite, p, slice_genes=slice_genes),
+        ),
     )
     result: dict[str, Path] = {}
     for name, src, params, render in jobs:

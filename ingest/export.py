@@ -18,8 +18,13 @@ from biokg.ingest.records import Records
 from biokg.schema import GraphSchema
 
 ARRAY_DELIMITER = "\x1f"
-_NEO4J_TYPES = {"str": "string", "int": "long", "float": "double", "bool": "boolean",
-                "str[]": "string[]"}
+_NEO4J_TYPES = {
+    "str": "string",
+    "int": "long",
+    "float": "double",
+    "bool": "boolean",
+    "str[]": "string[]",
+}
 
 
 def merge_records(loads: list[Records]) -> Records:
@@ -63,7 +68,10 @@ def write_neo4j_admin_csv(records: Records, schema: GraphSchema, out_dir: Path) 
         frame = frame.drop("subject_label", "object_label")
         types = schema.edge_properties(rel_type)
         header = [
-            ":START_ID(Entity)" if c == "subject" else ":END_ID(Entity)" if c == "object"
+            ":START_ID(Entity)"
+            if c == "subject"
+            else ":END_ID(Entity)"
+            if c == "object"
             else f"{c}:{_NEO4J_TYPES[types[c]]}"
             for c in frame.columns
         ]

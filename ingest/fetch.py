@@ -40,7 +40,7 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
     for attempt in range(1, retries + 1):
         try:
             request = urllib.request.Request(url, headers=headers)
-            with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+            with urllib.request.urlopen(request, timeout=60) as response:
                 partial = target.with_name(target.name + ".part")
                 with open(partial, "wb") as out:
                     while block := response.read(1 << 20):

@@ -24,37 +24,88 @@ from biokg.ingest.tabular import check_column, header_lines, read_tsv
 # GAF 2.2 columns 1-17, in spec order:
 # http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#gaf-22-format
 GAF_COLUMNS = (
-    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
-    "evidence_code", "with_or_from", "aspect", "db_object_name", "db_object_synonym",
-    "db_object_type", "taxon", "date", "assigned_by", "annotation_extension",
+    "db",
+    "db_object_id",
+    "db_object_symbol",
+    "qualifier",
+    "go_id",
+    "db_reference",
+    "evidence_code",
+    "with_or_from",
+    "aspect",
+    "db_object_name",
+    "db_object_synonym",
+    "db_object_type",
+    "taxon",
+    "date",
+    "assigned_by",
+    "annotation_extension",
     "gene_product_form_id",
 )
 GAF_USED = (
-    "db", "db_object_id", "db_object_symbol", "qualifier", "go_id", "db_reference",
-    "evidence_code", "aspect", "db_object_name", "db_object_synonym", "taxon",
+    "db",
+    "db_object_id",
+    "db_object_symbol",
+    "qualifier",
+    "go_id",
+    "db_reference",
+    "evidence_code",
+    "aspect",
+    "db_object_name",
+    "db_object_synonym",
+    "taxon",
 )
 
 # GAF 2.2 Qualifier relations (column 4; optionally prefixed by "NOT|"):
 # http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#qualifier-column-4
-GAF_RELATIONS = frozenset({
-    "enables", "contributes_to", "involved_in",
-    "acts_upstream_of", "acts_upstream_of_positive_effect", "acts_upstream_of_negative_effect",
-    "acts_upstream_of_or_within", "acts_upstream_of_or_within_positive_effect",
-    "acts_upstream_of_or_within_negative_effect",
-    "located_in", "part_of", "is_active_in", "colocalizes_with",
-})
+GAF_RELATIONS = frozenset(
+    {
+        "enables",
+        "contributes_to",
+        "involved_in",
+        "acts_upstream_of",
+        "acts_upstream_of_positive_effect",
+        "acts_upstream_of_negative_effect",
+        "acts_upstream_of_or_within",
+        "acts_upstream_of_or_within_positive_effect",
+        "acts_upstream_of_or_within_negative_effect",
+        "located_in",
+        "part_of",
+        "is_active_in",
+        "colocalizes_with",
+    }
+)
 
 # GO evidence codes -> ECO (the "Default" rows of the GO/ECO mapping):
 # http://geneontology.org/docs/guide-go-evidence-codes/
 # https://github.com/evidenceontology/evidenceontology/blob/master/gaf-eco-mapping.txt
 EVIDENCE_TO_ECO = {
-    "EXP": "ECO:0000269", "IDA": "ECO:0000314", "IPI": "ECO:0000353", "IMP": "ECO:0000315",
-    "IGI": "ECO:0000316", "IEP": "ECO:0000270", "HTP": "ECO:0006056", "HDA": "ECO:0007005",
-    "HMP": "ECO:0007001", "HGI": "ECO:0007003", "HEP": "ECO:0007007", "IBA": "ECO:0000318",
-    "IBD": "ECO:0000319", "IKR": "ECO:0000320", "IRD": "ECO:0000321", "ISS": "ECO:0000250",
-    "ISO": "ECO:0000266", "ISA": "ECO:0000247", "ISM": "ECO:0000255", "IGC": "ECO:0000317",
-    "RCA": "ECO:0000245", "TAS": "ECO:0000304", "NAS": "ECO:0000303", "IC": "ECO:0000305",
-    "ND": "ECO:0000307", "IEA": "ECO:0000501",
+    "EXP": "ECO:0000269",
+    "IDA": "ECO:0000314",
+    "IPI": "ECO:0000353",
+    "IMP": "ECO:0000315",
+    "IGI": "ECO:0000316",
+    "IEP": "ECO:0000270",
+    "HTP": "ECO:0006056",
+    "HDA": "ECO:0007005",
+    "HMP": "ECO:0007001",
+    "HGI": "ECO:0007003",
+    "HEP": "ECO:0007007",
+    "IBA": "ECO:0000318",
+    "IBD": "ECO:0000319",
+    "IKR": "ECO:0000320",
+    "IRD": "ECO:0000321",
+    "ISS": "ECO:0000250",
+    "ISO": "ECO:0000266",
+    "ISA": "ECO:0000247",
+    "ISM": "ECO:0000255",
+    "IGC": "ECO:0000317",
+    "RCA": "ECO:0000245",
+    "TAS": "ECO:0000304",
+    "NAS": "ECO:0000303",
+    "IC": "ECO:0000305",
+    "ND": "ECO:0000307",
+    "IEA": "ECO:0000501",
 }
 
 # GAF column 9 aspect -> OBO namespace (same spec page, "Aspect (column 9)").
@@ -122,8 +173,7 @@ def _qualifier(text: str) -> tuple[bool, str]:
     relation = text.removeprefix("NOT|")
     if relation not in GAF_RELATIONS:
         raise ValueError(
-            "is not [NOT|]<relation> with a GAF 2.2 relation "
-            f"({', '.join(sorted(GAF_RELATIONS))})"
+            f"is not [NOT|]<relation> with a GAF 2.2 relation ({', '.join(sorted(GAF_RELATIONS))})"
         )
     return negated, relation
 

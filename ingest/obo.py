@@ -31,7 +31,12 @@ TERM_SCHEMA = {
     "obsolete": pl.Boolean,
     "line": pl.Int64,
 }
-RELATION_SCHEMA = {"subject": pl.String, "predicate": pl.String, "object": pl.String, "line": pl.Int64}
+RELATION_SCHEMA = {
+    "subject": pl.String,
+    "predicate": pl.String,
+    "object": pl.String,
+    "line": pl.Int64,
+}
 
 
 @dataclass(frozen=True)
@@ -81,16 +86,20 @@ def read_obo(path: Path) -> OboFrames:
         doc = fastobo.loads("\n".join(lines) + "\n")
     except SyntaxError as err:
         raise SourceFormatError(f"{path}:{err.lineno}: OBO syntax error: {err.msg}") from err
-    data_version = next(
-        (c.raw_value() for c in doc.header if c.raw_tag() == "data-version"), None
-    )
+    data_version = next((c.raw_value() for c in doc.header if c.raw_tag() == "data-version"), None)
     terms, relations = [], []
     for frame in doc:
         if not isinstance(frame, fastobo.term.TermFrame):
             continue
         term_id = str(frame.id)
-        term = {"id": term_id, "synonyms": [], "xrefs": [], "alt_ids": [], "obsolete": False,
-                "line": term_lines.get(term_id)}
+        term = {
+            "id": term_id,
+            "synonyms": [],
+            "xrefs": [],
+            "alt_ids": [],
+            "obsolete": False,
+            "line": term_lines.get(term_id),
+        }
         for clause in frame:
             _apply_clause(term, relations, clause, term_id)
         terms.append(term)

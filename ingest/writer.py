@@ -81,8 +81,12 @@ class GraphWriter:
         for rel_type, frame in sorted(records.edges.items()):
             written += self._write_edges(rel_type, frame, release, progress)
         self._record_release(records, release)
-        deleted = sum(self._delete_stale(rel_type, release) for rel_type in sorted(self.schema.types))
-        return LoadResult(release.source, release.version, False, created, updated, written, deleted)
+        deleted = sum(
+            self._delete_stale(rel_type, release) for rel_type in sorted(self.schema.types)
+        )
+        return LoadResult(
+            release.source, release.version, False, created, updated, written, deleted
+        )
 
     # -- nodes -----------------------------------------------------------------------------
     def _write_nodes(
@@ -160,7 +164,11 @@ class GraphWriter:
         return label
 
     def _edge_batches(
-        self, statement: str, frame: pl.DataFrame, rel_type: str, release: Release,
+        self,
+        statement: str,
+        frame: pl.DataFrame,
+        rel_type: str,
+        release: Release,
         progress: Progress,
     ) -> int:
         written = 0

@@ -136,7 +136,9 @@ class GraphSchema(_Strict):
             names.extend(spec.properties)
         for spec in self.types.values():
             names.extend(spec.properties)
-        problems.extend(f"property {n!r} is not snake_case" for n in names if not _PROPERTY.match(n))
+        problems.extend(
+            f"property {n!r} is not snake_case" for n in names if not _PROPERTY.match(n)
+        )
         if problems:
             raise ValueError("; ".join(problems))
         return self

@@ -33,7 +33,10 @@ def build_command(
     names = tuple(s.strip() for s in sources.split(",") if s.strip())
     settings = Settings.from_env()
     columns = (
-        TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
     )
     with GraphStore.connect(settings) as store, Progress(*columns, console=console) as bars:
         tasks: dict[str, int] = {}
@@ -44,7 +47,12 @@ def build_command(
             bars.update(tasks[what], completed=done)
 
         results = build(
-            store, settings, names, data_dir=data_dir, offline=not online, sample=sample,
+            store,
+            settings,
+            names,
+            data_dir=data_dir,
+            offline=not online,
+            sample=sample,
             progress=progress,
         )
         bars.stop()

@@ -9,8 +9,9 @@ from biokg.errors import ConfigError
 from biokg.settings import Settings
 from biokg.store import embedded
 
-app = typer.Typer(help="Run the embedded graph engine as a local background server.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Run the embedded graph engine as a local background server.", no_args_is_help=True
+)
 
 
 def _embedded_settings() -> Settings:

@@ -31,4 +31,6 @@ def neo4j_admin(
         loads.append(prepare_records(planned, sample=sample))
     command = write_neo4j_admin_csv(merge_records(loads), load_schema(), out_dir)
     console.print(f"wrote CSVs to {out_dir}; import with:\n{command}", soft_wrap=True)
-    console.print("then create constraints and indexes: cypher/constraints.cypher, cypher/indexes.cypher")
+    console.print(
+        "then create constraints and indexes: cypher/constraints.cypher, cypher/indexes.cypher"
+    )

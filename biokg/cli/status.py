@@ -14,7 +14,9 @@ from biokg.settings import Settings
 from biokg.store import GraphStore, neo4j_cypher_files
 from biokg.summary import graph_summary
 
-schema_app = typer.Typer(help="Documentation and Cypher generated from schema/.", no_args_is_help=True)
+schema_app = typer.Typer(
+    help="Documentation and Cypher generated from schema/.", no_args_is_help=True
+)
 
 
 def print_summary(store: GraphStore) -> None:

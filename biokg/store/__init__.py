@@ -97,7 +97,11 @@ class GraphStore:
 
     # -- queries ---------------------------------------------------------------------------
     def read(
-        self, cypher: str, params: dict[str, Any] | None = None, *, timeout_s: float = READ_TIMEOUT_S
+        self,
+        cypher: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = READ_TIMEOUT_S,
     ) -> list[dict[str, Any]]:
         """Run a read query (READ routing, a timeout) and return its rows as dicts.
 
@@ -127,7 +131,9 @@ class GraphStore:
         try:
             yield
         except ServiceUnavailable as err:
-            raise StoreUnavailableError(f"graph store unreachable ({self.dialect.name}): {err}") from err
+            raise StoreUnavailableError(
+                f"graph store unreachable ({self.dialect.name}): {err}"
+            ) from err
         except Neo4jError as err:
             first_line = what.strip().splitlines()[0][:120] if what.strip() else what
             raise StoreError(f"{err.message or err} [while running: {first_line}]") from err
@@ -140,8 +146,11 @@ class GraphStore:
         """
         for statement in constraint_statements(schema):
             self.write(statement)
-        for index in [*self.dialect.prepare_indexes(schema), *self.dialect.fulltext_indexes(schema),
-                      *self.dialect.vector_indexes(schema)]:
+        for index in [
+            *self.dialect.prepare_indexes(schema),
+            *self.dialect.fulltext_indexes(schema),
+            *self.dialect.vector_indexes(schema),
+        ]:
             self.run_ddl(index)
 
     def run_ddl(self, statement: IndexStatement) -> None:
@@ -162,7 +171,7 @@ class GraphStore:
             method="POST",
         )
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - loopback
+            with urllib.request.urlopen(request, timeout=120) as response:
                 response.read()
         except urllib.error.HTTPError as err:
             detail = err.read().decode(errors="replace")[:300]
@@ -174,7 +183,8 @@ class GraphStore:
 def constraint_statements(schema: GraphSchema) -> list[str]:
     """Uniqueness constraints on ``id``: :Entity, every label, every relationship type, releases.
 
-    The same Cypher runs on Neo4j 5 and ArcadeDB; ``cypher/constraints.cypher`` is generated from it.
+    The same Cypher runs on Neo4j 5 and ArcadeDB; ``cypher/constraints.cypher`` is generated
+    from it.
     """
     out = ["CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE"]
     out += [

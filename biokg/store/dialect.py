@@ -95,7 +95,9 @@ class ArcadeDialect(Dialect):
         out = []
         for label, spec in sorted(schema.labels.items()):
             for prop in _fulltext_strings(schema, label):
-                out.append(IndexStatement("sql", f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS STRING"))
+                out.append(
+                    IndexStatement("sql", f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS STRING")
+                )
             if spec.embed:
                 out.append(
                     IndexStatement(

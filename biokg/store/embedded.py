@@ -112,20 +112,29 @@ def start_background(
         command += ["--owner", str(owner_pid)]
     env = {**os.environ, **settings_env(settings)}
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, env=env, cwd=settings.db_dir,
+        proc = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+            cwd=settings.db_dir,
         )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise StoreError(f"the embedded server exited with code {proc.returncode}; see {log_path}")
+            raise StoreError(
+                f"the embedded server exited with code {proc.returncode}; see {log_path}"
+            )
         info = running_server(settings)
         if info is not None and info.pid == proc.pid:
             return info
         time.sleep(0.25)
     proc.terminate()
-    raise StoreUnavailableError(f"the embedded server did not start in {timeout_s:.0f} s; see {log_path}")
+    raise StoreUnavailableError(
+        f"the embedded server did not start in {timeout_s:.0f} s; see {log_path}"
+    )
 
 
 def start_owned(settings: Settings) -> ServerInfo:

@@ -72,10 +72,14 @@ SOURCE = SourceInfo(
     # lines; org.Hs.eg.db: ~20k genes, ~300k distinct annotations). Wide enough for a few years
     # of releases, tight enough to catch a truncated file.
     bounds={
-        "nodes:GOTerm": (35_000, 60_000), "nodes:Gene": (15_000, 40_000),
-        "edges:IS_A": (50_000, 100_000), "edges:PART_OF": (5_000, 15_000),
-        "edges:REGULATES": (2_000, 6_000), "edges:NEGATIVELY_REGULATES": (1_500, 5_000),
-        "edges:POSITIVELY_REGULATES": (1_500, 5_000), "edges:ANNOTATED_WITH": (200_000, 1_000_000),
+        "nodes:GOTerm": (35_000, 60_000),
+        "nodes:Gene": (15_000, 40_000),
+        "edges:IS_A": (50_000, 100_000),
+        "edges:PART_OF": (5_000, 15_000),
+        "edges:REGULATES": (2_000, 6_000),
+        "edges:NEGATIVELY_REGULATES": (1_500, 5_000),
+        "edges:POSITIVELY_REGULATES": (1_500, 5_000),
+        "edges:ANNOTATED_WITH": (200_000, 1_000_000),
     },
 )
 
@@ -92,7 +96,6 @@ OBO_EDGE_TYPES = {
     rel: rel.upper()
     for rel in ("is_a", "part_of", "regulates", "negatively_regulates", "positively_regulates")
 }
-
 
 
 def fetch(
@@ -332,14 +335,16 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
         .select(
             pl.col("subject").alias("id"),
             pl.col("db_object_name").replace("", None).alias("name"),
-            pl.col("db_object_synonym").str.split("|").list.eval(
-                pl.element().filter(pl.element() != "")
-            ).alias("synonyms"),
+            pl.col("db_object_synonym")
+            .str.split("|")
+            .list.eval(pl.element().filter(pl.element() != ""))
+            .alias("synonyms"),
             pl.lit("biolink:Gene").alias("category"),
             pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
             pl.col("db_object_symbol").alias("symbol"),
-            pl.format("NCBITaxon:{}", pl.col("taxon").str.extract(r"^taxon:(\d+)", 1))
-            .alias("taxon"),
+            pl.format("NCBITaxon:{}", pl.col("taxon").str.extract(r"^taxon:(\d+)", 1)).alias(
+                "taxon"
+            ),
         )
     )
 

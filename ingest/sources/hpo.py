@@ -83,8 +83,17 @@ SOURCE = SourceInfo(
 
 #: phenotype.hpoa columns we use (spec: phenotype_hpoa page above); read by header.
 HPOA_COLUMNS = (
-    "database_id", "disease_name", "qualifier", "hpo_id", "reference", "evidence",
-    "onset", "frequency", "sex", "modifier", "aspect",
+    "database_id",
+    "disease_name",
+    "qualifier",
+    "hpo_id",
+    "reference",
+    "evidence",
+    "onset",
+    "frequency",
+    "sex",
+    "modifier",
+    "aspect",
 )
 #: genes_to_phenotype.txt columns we use (spec: genes_to_phenotype page above).
 G2P_COLUMNS = ("ncbi_gene_id", "gene_symbol", "hpo_id", "hpo_name", "frequency", "disease_id")
@@ -189,7 +198,7 @@ def discover_version(files: dict[str, Path]) -> str:
         )
         for line in lines:
             if line.startswith(tag):
-                return line[len(tag):].strip().rsplit("/", 1)[-1]
+                return line[len(tag) :].strip().rsplit("/", 1)[-1]
     raise SourceFormatError(
         f"hpo: no '#version:' header in {files.get(HPOA)} and no 'data-version:' in "
         f"{files.get(OBO)}; are these HPO release files?"
@@ -422,8 +431,12 @@ def _disease_edges(
         *_edge_base("Disease", "Phenotype", release),
         pl.format(f"{HPOA}#L{{}}", pl.col("line")).alias("source_record"),
         pl.concat_list(pl.col("evidence")).alias("evidence"),
-        pl.col("reference").str.split(";").list.eval(_curie(pl.element(), table)).list.unique()
-        .list.sort().alias("references"),
+        pl.col("reference")
+        .str.split(";")
+        .list.eval(_curie(pl.element(), table))
+        .list.unique()
+        .list.sort()
+        .alias("references"),
         (pl.col("qualifier") == "NOT").alias("negated"),
         *(_nullable(c) for c in ("frequency", "onset", "sex", "modifier")),
         "aspect",
@@ -471,7 +484,9 @@ def _gene_edges(
         *_edge_base("Gene", "Phenotype", release),
         "source_record",
         pl.lit(False).alias("negated"),
-        pl.when(pl.col("frequency") == "-").then(None).otherwise(pl.col("frequency"))
+        pl.when(pl.col("frequency") == "-")
+        .then(None)
+        .otherwise(pl.col("frequency"))
         .alias("frequency"),
         *(pl.lit(None, dtype=pl.String).alias(c) for c in ("onset", "sex", "modifier")),
         pl.concat_list(pl.col("disease_id")).alias("diseases"),

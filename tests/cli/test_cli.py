@@ -31,7 +31,8 @@ def test_build_then_status_json_reports_go_counts(
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
     built = runner.invoke(
-        app, ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample"],
+        app,
+        ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample"],
         env=_env(settings),
     )
     assert built.exit_code == 0, built.output
@@ -39,7 +40,9 @@ def test_build_then_status_json_reports_go_counts(
     status = runner.invoke(app, ["status", "--output", "json"], env=_env(settings))
     assert status.exit_code == 0, status.output
     summary = json.loads(status.output)
-    go_edges = {r["type"]: r["count"] for r in summary["relationships"] if r["source"] == "infores:go"}
+    go_edges = {
+        r["type"]: r["count"] for r in summary["relationships"] if r["source"] == "infores:go"
+    }
     graph = store.read(
         "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
     )
@@ -57,7 +60,9 @@ def test_build_then_status_json_reports_go_counts(
     ],
     ids=["unknown-source", "missing-files"],
 )
-def test_errors_are_one_line_with_exit_code_1(settings: Settings, args: list[str], message: str) -> None:
+def test_errors_are_one_line_with_exit_code_1(
+    settings: Settings, args: list[str], message: str
+) -> None:
     result = runner.invoke(app, args, env=_env(settings))
     assert result.exit_code == 1
     assert message in result.output

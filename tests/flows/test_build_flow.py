@@ -22,16 +22,19 @@ def prefect_harness() -> Iterator[None]:
 
 
 def test_flow_loads_then_skips_unchanged_go(
-    prefect_harness: None, store: GraphStore, settings: Settings, tmp_path: Path,
+    prefect_harness: None,
+    store: GraphStore,
+    settings: Settings,
+    tmp_path: Path,
     test_data_cache: Path,
 ) -> None:
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=90)
     [first] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
     assert first["skipped"] is False and first["edges_written"] > 0
-    written = store.read(
-        "MATCH ()-[e]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
-    )[0]["n"]
+    written = store.read("MATCH ()-[e]->() WHERE e.source = 'infores:go' RETURN count(e) AS n")[0][
+        "n"
+    ]
     assert written == first["edges_written"]
     [second] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
     assert second["skipped"] is True

@@ -73,10 +73,22 @@ def hpoa_counts(path: Path, live_terms: set[str]) -> dict[str, int]:
         if row["aspect"] == "I":
             inheritance.add((row["database_id"], row["hpo_id"], negated))
         else:
-            phenotype.add((row["database_id"], row["hpo_id"], negated, row["frequency"],
-                           row["onset"], row["sex"], row["modifier"]))
-    return {"diseases": len(diseases), "HAS_PHENOTYPE": len(phenotype),
-            "HAS_MODE_OF_INHERITANCE": len(inheritance)}
+            phenotype.add(
+                (
+                    row["database_id"],
+                    row["hpo_id"],
+                    negated,
+                    row["frequency"],
+                    row["onset"],
+                    row["sex"],
+                    row["modifier"],
+                )
+            )
+    return {
+        "diseases": len(diseases),
+        "HAS_PHENOTYPE": len(phenotype),
+        "HAS_MODE_OF_INHERITANCE": len(inheritance),
+    }
 
 
 def genes_to_phenotype_counts(path: Path, live_terms: set[str]) -> dict[str, int]:

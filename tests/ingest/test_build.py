@@ -60,9 +60,9 @@ def expected_go(folder: Path) -> dict[str, int]:
 
 def assert_go_graph_matches(store: GraphStore, folder: Path) -> None:
     expected = expected_go(folder)
-    terms = store.read(
-        "MATCH (n:GOTerm) WHERE $s IN n.sources RETURN count(n) AS n", {"s": GO}
-    )[0]["n"]
+    terms = store.read("MATCH (n:GOTerm) WHERE $s IN n.sources RETURN count(n) AS n", {"s": GO})[0][
+        "n"
+    ]
     assert terms == expected.pop("GOTerm")
     assert edge_counts(store, GO) == {k: v for k, v in expected.items() if v}
 
@@ -72,13 +72,16 @@ def go_small(tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path) ->
     return go_data(tmp_path_factory.mktemp("go-small"), test_data_cache, genes=300)
 
 
-def test_go_build_counts_equal_the_files(store: GraphStore, settings: Settings, go_small: Path) -> None:
+def test_go_build_counts_equal_the_files(
+    store: GraphStore, settings: Settings, go_small: Path
+) -> None:
     [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert not result.skipped and result.edges_written > 0
     assert_go_graph_matches(store, go_small)
     # The negated annotation in the slice stays a separate, negated edge.
     negated = store.read(
-        "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = $s RETURN e.negated AS neg, count(*) AS n",
+        "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = $s "
+        "RETURN e.negated AS neg, count(*) AS n",
         {"s": GO},
     )
     assert {r["neg"] for r in negated} <= {True, False}
@@ -131,7 +134,8 @@ def _non_utf8_byte(folder: Path) -> str:
 
 
 @pytest.mark.parametrize(
-    "corrupt", [_corrupt_gaf_columns, _truncate_obo, _non_utf8_byte],
+    "corrupt",
+    [_corrupt_gaf_columns, _truncate_obo, _non_utf8_byte],
     ids=["gaf-16-columns", "obo-truncated", "gaf-non-utf8"],
 )
 def test_bad_go_input_names_file_and_line_and_changes_nothing(

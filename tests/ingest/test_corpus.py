@@ -13,6 +13,7 @@ from pathlib import Path
 import fastobo
 import pronto
 import pytest
+
 from biokg.ingest.corpus import (
     GO_DB,
     GOSLIM_PLANT,
@@ -125,9 +126,23 @@ def test_gaf_matches_org_db(org_sqlite: Path, gaf: Path) -> None:
     assert all(len(r) == 17 for r in rows)
     assert {r[8] for r in rows} == {"P", "F", "C"}
     tp53 = [
-        "NCBIGene", "7157", "TP53", "enables", "GO:0000976",
-        "DOI:10.18129/B9.bioc.org.Hs.eg.db", "IDA", "", "F", "tumor protein p53",
-        "BCC7|BMFS5|LFS1|P53|TP53|TRP53", "gene", "taxon:9606", "20220912", "NCBI", "", "",
+        "NCBIGene",
+        "7157",
+        "TP53",
+        "enables",
+        "GO:0000976",
+        "DOI:10.18129/B9.bioc.org.Hs.eg.db",
+        "IDA",
+        "",
+        "F",
+        "tumor protein p53",
+        "BCC7|BMFS5|LFS1|P53|TP53|TRP53",
+        "gene",
+        "taxon:9606",
+        "20220912",
+        "NCBI",
+        "",
+        "",
     ]
     assert tp53 in rows
 
@@ -139,8 +154,10 @@ def test_slice_is_deterministic_and_cached(
     counts = write_gaf(org_sqlite, a, slice_genes=SLICE)
     write_gaf(org_sqlite, b, slice_genes=SLICE)
     assert a.read_bytes() == b.read_bytes()
-    first = _sql(org_sqlite, f"SELECT _id FROM genes ORDER BY CAST(gene_id AS INTEGER) "
-                             f"LIMIT 1 OFFSET {SLICE - 1}")
+    first = _sql(
+        org_sqlite,
+        f"SELECT _id FROM genes ORDER BY CAST(gene_id AS INTEGER) LIMIT 1 OFFSET {SLICE - 1}",
+    )
     expected = _sql(
         org_sqlite,
         "SELECT count(*) FROM (SELECT _id, go_id, evidence, 'P' FROM go_bp UNION "

@@ -16,16 +16,27 @@ TRICKY = ["Crohn's disease", "3',5'-cyclic AMP", 'a "quoted", comma name', "two\
 
 def _records() -> Records:
     nodes = pl.DataFrame(
-        {"id": ["MONDO:0005011", "MONDO:0000001", "MONDO:0000002", "MONDO:0000003"],
-         "name": TRICKY,
-         "synonyms": [["regional enteritis; ileitis", "Crohn's"], [], ["x"], ["y"]]},
+        {
+            "id": ["MONDO:0005011", "MONDO:0000001", "MONDO:0000002", "MONDO:0000003"],
+            "name": TRICKY,
+            "synonyms": [["regional enteritis; ileitis", "Crohn's"], [], ["x"], ["y"]],
+        },
         schema={"id": pl.String, "name": pl.String, "synonyms": pl.List(pl.String)},
     )
     edges = pl.DataFrame(
-        {"id": ["e1"], "subject": ["MONDO:0005011"], "object": ["MONDO:0000001"],
-         "subject_label": ["Disease"], "object_label": ["Disease"], "source": ["infores:x"],
-         "source_version": ["1"], "source_record": ["f#L1"], "retrieved_at": ["2026-11-21"],
-         "license": ["CC0"], "evidence": [["TAS"]]},
+        {
+            "id": ["e1"],
+            "subject": ["MONDO:0005011"],
+            "object": ["MONDO:0000001"],
+            "subject_label": ["Disease"],
+            "object_label": ["Disease"],
+            "source": ["infores:x"],
+            "source_version": ["1"],
+            "source_record": ["f#L1"],
+            "retrieved_at": ["2026-11-21"],
+            "license": ["CC0"],
+            "evidence": [["TAS"]],
+        },
     )
     return Records(nodes={"Disease": nodes}, edges={"IS_A": edges})
 
@@ -44,7 +55,10 @@ def test_tricky_names_and_arrays_survive_the_round_trip(tmp_path: Path) -> None:
     assert row[1:3] == ["MONDO:0005011", "MONDO:0000001"] and row[-1] == "IS_A"
     assert "neo4j-admin database import full" in command
     assert "--multiline-fields=true" in command and "--array-delimiter=U+001F" in command
-    assert "--nodes=nodes_Disease.csv" in command and "--relationships=relationships_IS_A.csv" in command
+    assert (
+        "--nodes=nodes_Disease.csv" in command
+        and "--relationships=relationships_IS_A.csv" in command
+    )
 
 
 def test_merging_sources_keeps_one_row_per_node_and_folds_stubs() -> None:

@@ -32,19 +32,46 @@ RELEASE = Release(
 )
 DOI = "DOI:10.18129/B9.bioc.org.Hs.eg.db"  # the corpus's DB:Reference (org.Hs.eg.db itself)
 TP53 = ("NCBIGene", "7157", "TP53")
-TP53_TAIL = ("tumor protein p53", "BCC7|BMFS5|LFS1|P53|TP53|TRP53", "gene", "taxon:9606",
-             "20220912", "NCBI", "", "")
+TP53_TAIL = (
+    "tumor protein p53",
+    "BCC7|BMFS5|LFS1|P53|TP53|TRP53",
+    "gene",
+    "taxon:9606",
+    "20220912",
+    "NCBI",
+    "",
+    "",
+)
 EGFR = ("NCBIGene", "1956", "EGFR")
-EGFR_TAIL = ("epidermal growth factor receptor", "EGFR|ERBB|ERBB1|ERRP|HER1|NISBD2|PIG61|mENA",
-             "gene", "taxon:9606", "20220912", "NCBI", "", "")
+EGFR_TAIL = (
+    "epidermal growth factor receptor",
+    "EGFR|ERBB|ERBB1|ERRP|HER1|NISBD2|PIG61|mENA",
+    "gene",
+    "taxon:9606",
+    "20220912",
+    "NCBI",
+    "",
+    "",
+)
 HEADER = "!gaf-version: 2.2\n!date-generated: 2022-09-12\n"
-OBO_TYPES = {"is_a": "IS_A", "part_of": "PART_OF", "regulates": "REGULATES",
-             "negatively_regulates": "NEGATIVELY_REGULATES",
-             "positively_regulates": "POSITIVELY_REGULATES"}
+OBO_TYPES = {
+    "is_a": "IS_A",
+    "part_of": "PART_OF",
+    "regulates": "REGULATES",
+    "negatively_regulates": "NEGATIVELY_REGULATES",
+    "positively_regulates": "POSITIVELY_REGULATES",
+}
 
 
-def _line(gene: tuple[str, ...], qualifier: str, go_id: str, ref: str, code: str, aspect: str,
-          tail: tuple[str, ...]) -> str:
+def _line(
+    gene: tuple[str, ...],
+    qualifier: str,
+    go_id: str,
+    ref: str,
+    code: str,
+    aspect: str,
+    tail: tuple[str, ...],
+) -> str:
     return "\t".join((*gene, qualifier, go_id, ref, code, "", aspect, *tail)) + "\n"
 
 
@@ -59,8 +86,15 @@ FIXTURE = [
     _line(EGFR, "involved_in", "GO:0007165", DOI, "IDA", "P", EGFR_TAIL),  # L7
     # L8: synthetic NOT line (org.Hs.eg.db carries no NOT qualifiers) for the same pair as L7,
     # with references in a non-schema spelling (pmid) and an unknown prefix (Reactome).
-    _line(EGFR, "NOT|involved_in", "GO:0007165", "pmid:10000001|Reactome:R-HSA-177929", "IMP",
-          "P", EGFR_TAIL),
+    _line(
+        EGFR,
+        "NOT|involved_in",
+        "GO:0007165",
+        "pmid:10000001|Reactome:R-HSA-177929",
+        "IMP",
+        "P",
+        EGFR_TAIL,
+    ),
 ]
 
 
@@ -203,8 +237,10 @@ BAD_INPUTS = {
     "bad-aspect": (HEADER + GOOD.replace("\tF\t", "\tX\t"), r":3: .*aspect 'X'"),
     "bare-not-qualifier": (HEADER + GOOD.replace("\tenables\t", "\tNOT\t"), r":3: .*'NOT'"),
     "bad-go-id": (HEADER + GOOD.replace("GO:0003677", "GO:3677"), r":3: .*'GO:3677'"),
-    "non-utf8": (HEADER.encode() + GOOD.replace("TP53", "TP\udcff53", 1).encode(
-        "utf-8", "surrogateescape"), r":3: byte 0xff is not UTF-8"),
+    "non-utf8": (
+        HEADER.encode() + GOOD.replace("TP53", "TP\udcff53", 1).encode("utf-8", "surrogateescape"),
+        r":3: byte 0xff is not UTF-8",
+    ),
 }
 
 

@@ -87,8 +87,13 @@ def _write(folder: Path, *, hpoa: str, g2p: str, obo: str | None = None) -> Path
 
 def _load(folder: Path) -> Records:
     fetched = hpo.fetch(folder, data_dir=folder)
-    release = Release(hpo.SOURCE.infores, fetched.version, hpo.SOURCE.license, fetched.checksums,
-                      retrieved_at=RETRIEVED)
+    release = Release(
+        hpo.SOURCE.infores,
+        fetched.version,
+        hpo.SOURCE.license,
+        fetched.checksums,
+        retrieved_at=RETRIEVED,
+    )
     records = hpo.normalize(hpo.parse(fetched), release=release)
     validate(records, load_schema(), source="hpo")
     return records
@@ -149,25 +154,41 @@ def test_one_disease_annotation_every_field(one_record: tuple[Path, Records]) ->
 def test_one_record_nodes(one_record: tuple[Path, Records]) -> None:
     folder, records = one_record
     disease = records.nodes["Disease"].to_dicts()
-    assert disease == [{
-        "id": "OMIM:619340",
-        "name": "Developmental and epileptic encephalopathy 96",  # disease_name
-        "category": "biolink:Disease",  # from schema/nodes.yaml
-        "sources": ["infores:hpo-annotations"],
-    }]
+    assert disease == [
+        {
+            "id": "OMIM:619340",
+            "name": "Developmental and epileptic encephalopathy 96",  # disease_name
+            "category": "biolink:Disease",  # from schema/nodes.yaml
+            "sources": ["infores:hpo-annotations"],
+        }
+    ]
     spasm = records.nodes["Phenotype"].filter(pl.col("id") == "HP:0011097").row(0, named=True)
     assert spasm["name"] == "Epileptic spasm"
     # def: text without its quotes and dbxrefs
     assert spasm["description"].startswith("A sudden flexion, extension, or mixed")
     assert spasm["comment"].startswith("The maximum age of onset is between 3 and 12 months")
-    assert spasm["synonyms"] == ["Epileptic spasms", "Salaam convulsion", "Salaam convulsions",
-                                 "Salaam seizure", "Salaam seizures", "West syndrome"]
+    assert spasm["synonyms"] == [
+        "Epileptic spasms",
+        "Salaam convulsion",
+        "Salaam convulsions",
+        "Salaam seizure",
+        "Salaam seizures",
+        "West syndrome",
+    ]
     # SNOMEDCT_US and UMLS are not schema prefixes: kept as written
     assert spasm["xrefs"] == ["SNOMEDCT_US:28055006", "UMLS:C0037769", "UMLS:C1527366"]
     assert spasm["category"] == "biolink:PhenotypicFeature"
     assert spasm["sources"] == ["infores:hpo-annotations"]
     assert set(records.nodes["Phenotype"].columns) == {
-        "id", "name", "description", "synonyms", "xrefs", "comment", "category", "sources"}
+        "id",
+        "name",
+        "description",
+        "synonyms",
+        "xrefs",
+        "comment",
+        "category",
+        "sources",
+    }
     # IS_A cites the subject's stanza line in hp.obo (HP:0011097 is_a HP:0020219 Motor seizure)
     is_a = records.edges["IS_A"].filter(pl.col("subject") == "HP:0011097").row(0, named=True)
     assert is_a["object"] == "HP:0020219"
@@ -179,8 +200,9 @@ def test_one_record_nodes(one_record: tuple[Path, Records]) -> None:
 def test_not_line_is_a_distinct_negated_edge(tmp_path: Path) -> None:
     # The same line without NOT (hand-made): a positive assertion for the same pair.
     positive = CHAND_NOT_MOTOR_DELAY.replace("\tNOT\t", "\t\t")
-    records = _load(_write(tmp_path, hpoa=HPOA_HEADER + CHAND_NOT_MOTOR_DELAY + positive,
-                           g2p=G2P_HEADER))
+    records = _load(
+        _write(tmp_path, hpoa=HPOA_HEADER + CHAND_NOT_MOTOR_DELAY + positive, g2p=G2P_HEADER)
+    )
     edges = records.edges["HAS_PHENOTYPE"].sort("negated")
     assert edges["subject"].to_list() == ["ORPHA:1401", "ORPHA:1401"]
     assert edges["object"].to_list() == ["HP:0001270", "HP:0001270"]
@@ -192,16 +214,17 @@ def test_not_line_is_a_distinct_negated_edge(tmp_path: Path) -> None:
 
 
 def test_gene_lines(tmp_path: Path) -> None:
-    records = _load(_write(tmp_path, hpoa=HPOA_HEADER + DEE96_SPASM,
-                           g2p=G2P_HEADER + AARS1_LINES))
-    assert records.nodes["Gene"].to_dicts() == [{
-        "id": "NCBIGene:16",  # ncbi_gene_id with the NCBIGene prefix
-        "name": "AARS1",  # the symbol is the only name genes_to_phenotype gives
-        "symbol": "AARS1",
-        "taxon": "NCBITaxon:9606",  # HPO annotates human genes
-        "category": "biolink:Gene",
-        "sources": ["infores:hpo-annotations"],
-    }]
+    records = _load(_write(tmp_path, hpoa=HPOA_HEADER + DEE96_SPASM, g2p=G2P_HEADER + AARS1_LINES))
+    assert records.nodes["Gene"].to_dicts() == [
+        {
+            "id": "NCBIGene:16",  # ncbi_gene_id with the NCBIGene prefix
+            "name": "AARS1",  # the symbol is the only name genes_to_phenotype gives
+            "symbol": "AARS1",
+            "taxon": "NCBITaxon:9606",  # HPO annotates human genes
+            "category": "biolink:Gene",
+            "sources": ["infores:hpo-annotations"],
+        }
+    ]
     edge = records.edges["HAS_PHENOTYPE"].filter(pl.col("subject_label") == "Gene")
     assert edge.height == 1  # same gene, phenotype and frequency: one edge
     row = edge.row(0, named=True)
@@ -214,7 +237,9 @@ def test_gene_lines(tmp_path: Path) -> None:
     associated = records.edges["ASSOCIATED_WITH"]
     assert associated["object"].to_list() == ["OMIM:613287", "OMIM:619661"]
     assert associated["source_record"].to_list() == [
-        "genes_to_phenotype.txt#L3", "genes_to_phenotype.txt#L2"]
+        "genes_to_phenotype.txt#L3",
+        "genes_to_phenotype.txt#L2",
+    ]
     # Neither disease is in this phenotype.hpoa: they become id-only stubs.
     assert records.stubs["Disease"].to_dicts() == [{"id": "OMIM:613287"}, {"id": "OMIM:619661"}]
 
@@ -277,8 +302,12 @@ def test_bad_field_names_line_and_value(
     fields = DEE96_SPASM.rstrip("\n").split("\t")
     fields[column] = value
     bad = "\t".join(fields) + "\n"
-    folder = _write(tmp_path, hpoa=HPOA_HEADER + DEE96_SPASM + bad, g2p=G2P_HEADER,
-                    obo=_obo_slice({"HP:0011097"}))
+    folder = _write(
+        tmp_path,
+        hpoa=HPOA_HEADER + DEE96_SPASM + bad,
+        g2p=G2P_HEADER,
+        obo=_obo_slice({"HP:0011097"}),
+    )
     message = _parse_error(folder)
     assert f"phenotype.hpoa:7: {expected}" in message
 
@@ -331,8 +360,13 @@ def _obo_terms() -> dict[str, tuple[bool, list[str]]]:
 @pytest.fixture(scope="module")
 def full_release() -> Records:
     fetched = hpo.fetch(Path("unused"), offline=True)
-    release = Release(hpo.SOURCE.infores, fetched.version, hpo.SOURCE.license, fetched.checksums,
-                      retrieved_at=RETRIEVED)
+    release = Release(
+        hpo.SOURCE.infores,
+        fetched.version,
+        hpo.SOURCE.license,
+        fetched.checksums,
+        retrieved_at=RETRIEVED,
+    )
     return hpo.normalize(hpo.parse(fetched), release=release)
 
 
@@ -345,10 +379,12 @@ def test_full_release_counts_match_plain_parsing(full_release: Records) -> None:
     qualifiers = ("qualifier", "frequency", "onset", "sex", "modifier")
     disease_edges = {
         (r["database_id"], r["hpo_id"], *(r[q] for q in qualifiers))
-        for r in hpoa if r["aspect"] in {"P", "C", "M", "H"}
+        for r in hpoa
+        if r["aspect"] in {"P", "C", "M", "H"}
     }
-    inheritance = {(r["database_id"], r["hpo_id"], r["qualifier"]) for r in hpoa
-                   if r["aspect"] == "I"}
+    inheritance = {
+        (r["database_id"], r["hpo_id"], r["qualifier"]) for r in hpoa if r["aspect"] == "I"
+    }
     g2p = [r for r in _g2p_rows() if r["hpo_id"] in live]
     gene_edges = {(r["ncbi_gene_id"], r["hpo_id"], r["frequency"]) for r in g2p}
     diseases = {r["database_id"] for r in hpoa}

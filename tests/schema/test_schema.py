@@ -24,7 +24,11 @@ def test_packaged_schema_loads_with_hpo_and_go_types() -> None:
     schema = load_schema()
     assert schema.label("Phenotype").id_prefixes == ("HP",)
     assert schema.relationship("HAS_PHENOTYPE").qualifiers == (
-        "negated", "frequency", "onset", "sex", "modifier",
+        "negated",
+        "frequency",
+        "onset",
+        "sex",
+        "modifier",
     )
     assert "source_record" in schema.provenance.required
 
@@ -35,8 +39,12 @@ def test_packaged_schema_loads_with_hpo_and_go_types() -> None:
         ("nodes.yaml", "    category: biolink:Gene", "    categroy: biolink:Gene", "categroy"),
         ("relationships.yaml", "    from: [Disease, Gene]", "    from: [Disease, Gen]", "'Gen'"),
         ("nodes.yaml", "id_prefixes: [HP]", "id_prefixes: [HPX]", "HPX"),
-        ("relationships.yaml", "qualifiers: [relation, negated]", "qualifiers: [relation, nope]",
-         "nope"),
+        (
+            "relationships.yaml",
+            "qualifiers: [relation, negated]",
+            "qualifiers: [relation, nope]",
+            "nope",
+        ),
     ],
     ids=["unknown-key", "unknown-endpoint-label", "unknown-prefix", "qualifier-not-a-property"],
 )
@@ -55,13 +63,20 @@ def test_schema_typos_are_errors_naming_file_and_entry(
 
 def test_committed_docs_match_the_schema() -> None:
     docs = Path(__file__).resolve().parents[2] / "docs" / "schema.md"
-    assert docs.read_text() == render_markdown(load_schema()), "run: biokg schema docs --out docs/schema.md"
+    assert docs.read_text() == render_markdown(load_schema()), (
+        "run: biokg schema docs --out docs/schema.md"
+    )
 
 
 @pytest.mark.parametrize(
     ("given", "expected"),
-    [("pmid:123", "PMID:123"), ("Orphanet:558", "ORPHA:558"), ("omim:114480", "OMIM:114480"),
-     ("uniprot:P04637", "UniProtKB:P04637"), ("ncbigene:7157", "NCBIGene:7157")],
+    [
+        ("pmid:123", "PMID:123"),
+        ("Orphanet:558", "ORPHA:558"),
+        ("omim:114480", "OMIM:114480"),
+        ("uniprot:P04637", "UniProtKB:P04637"),
+        ("ncbigene:7157", "NCBIGene:7157"),
+    ],
 )
 def test_curie_prefixes_normalise_to_schema_spelling(given: str, expected: str) -> None:
     assert normalize_curie(given) == expected

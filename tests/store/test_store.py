@@ -21,7 +21,9 @@ def test_schema_applies_twice_and_constraints_hold(store: GraphStore) -> None:
     store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991', name: 'probe'})")
     with pytest.raises(StoreError, match="NCBIGene:999999991"):
         store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991'})")
-    rows = store.read("MATCH (n:Entity {id: $id}) RETURN count(n) AS n", {"id": "NCBIGene:999999991"})
+    rows = store.read(
+        "MATCH (n:Entity {id: $id}) RETURN count(n) AS n", {"id": "NCBIGene:999999991"}
+    )
     assert rows == [{"n": 1}]
     store.write("MATCH (n:Entity {id: 'NCBIGene:999999991'}) DETACH DELETE n")
 
