@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from biokg.errors import CountBoundsError
+from biokg.errors import ConfigError, CountBoundsError
 from biokg.ingest.records import Records
 
 
@@ -27,6 +27,21 @@ class SourceInfo:
     urls: dict[str, str]
     #: "nodes:<Label>" / "edges:<TYPE>" -> (min, max) counts a complete load must fall within
     bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def files_in(self, data_dir: Path) -> dict[str, Path]:
+        """The source's files under their standard names in a user's folder.
+
+        Raises:
+            ConfigError: some are missing; the message names them and where they come from.
+        """
+        files = {name: Path(data_dir) / name for name in self.urls}
+        missing = [name for name, path in files.items() if not path.is_file()]
+        if missing:
+            raise ConfigError(
+                f"{self.name}: {', '.join(missing)} not found in {data_dir}; put the release "
+                f"files there ({', '.join(self.urls.values())}) or leave the data folder unset"
+            )
+        return files
 
     def check_bounds(self, records: Records, *, scale_ok: bool = False) -> None:
         """Fail a load whose counts fall outside the declared bounds, listing every miss.

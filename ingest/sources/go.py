@@ -120,19 +120,14 @@ def fetch(
         downloaded ``.gaf.gz`` is decompressed here, so parse and citations see one file).
 
     Raises:
-        BiokgError: a file is missing from ``data_dir``, or Debian packages cannot be fetched.
+        ConfigError: a file is missing from ``data_dir``.
+        BiokgError: the Debian packages of the offline corpus cannot be fetched.
         FetchError: a download failed after retries (retryable).
         SourceFormatError: the files carry no release version.
     """
     cache_dir = Path(cache_dir)
     if data_dir is not None:
-        files = {name: Path(data_dir) / name for name in SOURCE.urls}
-        missing = [name for name, path in files.items() if not path.is_file()]
-        if missing:
-            raise BiokgError(
-                f"go: {', '.join(missing)} not found in {data_dir}; put the GO release files "
-                f"there ({', '.join(SOURCE.urls.values())}) or leave data_dir unset"
-            )
+        files = SOURCE.files_in(data_dir)
     elif offline:
         paths = build_offline_corpus(cache_dir, corpus_dir or cache_dir / "go-corpus")
         files = {OBO_FILE: paths["go_basic_obo"], GAF_FILE: paths["goa_human_gaf"]}

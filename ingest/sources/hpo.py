@@ -163,13 +163,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
         SourceFormatError: no version header in the files.
     """
     if data_dir is not None:
-        files = {name: Path(data_dir) / name for name in SOURCE.urls}
-        missing = [name for name, path in files.items() if not path.is_file()]
-        if missing:
-            raise ConfigError(
-                f"hpo: {data_dir} lacks {', '.join(missing)}; put the HPO release files there "
-                f"under their standard names ({', '.join(SOURCE.urls)})"
-            )
+        files = SOURCE.files_in(data_dir)
     elif offline:
         files = {name: _packaged(name) for name in SOURCE.urls}
     else:
