@@ -43,6 +43,6 @@ def status() -> None:
     """Say whether the background server runs, and where."""
     info = embedded.running_server(_embedded_settings())
     if info is None:
-        console.print("not running (commands start the engine in-process when they need it)")
+        console.print("not running (each command starts its own server when it needs the graph)")
     else:
         console.print(f"running: {info.bolt_uri}, pid {info.pid}, data in {info.root}")

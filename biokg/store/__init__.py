@@ -1,8 +1,8 @@
 """Graph-store access shared by ingest and the agent: one driver, one dialect, no I/O on import.
 
 Everything talks to the graph through the official ``neo4j`` driver: Neo4j 5 when
-``BIOKG_NEO4J_URI`` is set, otherwise the embedded ArcadeDB engine over its Bolt plugin (started
-in-process, or shared through ``biokg db start``). Engine differences live in
+``BIOKG_NEO4J_URI`` is set, otherwise the embedded ArcadeDB engine over its Bolt plugin (a server
+process owned by the command, or shared through ``biokg db start``). Engine differences live in
 :mod:`biokg.store.dialect` only.
 """
 
