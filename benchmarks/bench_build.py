@@ -16,7 +16,6 @@ import argparse
 import os
 import platform
 import resource
-import socket
 import tempfile
 import time
 from pathlib import Path
@@ -27,15 +26,10 @@ from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port
 
 EDGE_BASELINE = 20_000
 BUILD_BASELINE_S = 180.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -55,7 +49,7 @@ def main() -> None:
     cache = Path.home() / ".cache" / "biokg" / "bench"
     cache.mkdir(parents=True, exist_ok=True)
     (home / "cache").symlink_to(cache)
-    ports = {"BIOKG_BOLT_PORT": str(_free_port()), "BIOKG_HTTP_PORT": str(_free_port())}
+    ports = {"BIOKG_BOLT_PORT": str(free_port()), "BIOKG_HTTP_PORT": str(free_port())}
     settings = Settings.from_env(
         {**os.environ, **ports, "BIOKG_HOME": str(home), "BIOKG_BATCH_SIZE": str(args.batch_size)}
     )

@@ -7,7 +7,6 @@ use deltas or per-source filters, never assume an empty graph unless they create
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,12 +14,7 @@ import pytest
 
 from biokg.settings import Settings
 from biokg.store import GraphStore
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from biokg.store.embedded import free_port
 
 
 @pytest.fixture(scope="session")
@@ -29,8 +23,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return Settings.from_env(
         {
             "BIOKG_HOME": str(home),
-            "BIOKG_BOLT_PORT": str(_free_port()),
-            "BIOKG_HTTP_PORT": str(_free_port()),
+            "BIOKG_BOLT_PORT": str(free_port()),
+            "BIOKG_HTTP_PORT": str(free_port()),
             "BIOKG_BATCH_SIZE": "5000",
         }
     )

@@ -64,6 +64,13 @@ def port_open(port: int, timeout: float = 0.3) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def free_port() -> int:
+    """A loopback port nobody listens on now (for tests, benchmarks and side-by-side servers)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

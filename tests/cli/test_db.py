@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -10,21 +9,16 @@ from typer.testing import CliRunner
 from biokg.cli.app import app
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port
 
 runner = CliRunner()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_background_server_is_shared_then_stopped(tmp_path: Path) -> None:
     env = {
         "BIOKG_HOME": str(tmp_path / "home"),
-        "BIOKG_BOLT_PORT": str(_free_port()),
-        "BIOKG_HTTP_PORT": str(_free_port()),
+        "BIOKG_BOLT_PORT": str(free_port()),
+        "BIOKG_HTTP_PORT": str(free_port()),
     }
     settings = Settings.from_env(env)
     started = runner.invoke(app, ["db", "start"], env=env)

@@ -15,8 +15,9 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def prefect_harness() -> Iterator[None]:
+    """A temporary Prefect server for this module only (it would idle on a CPU otherwise)."""
     with prefect_test_harness(server_startup_timeout=120):
         yield
 
