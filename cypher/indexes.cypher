@@ -6,6 +6,8 @@ CREATE FULLTEXT INDEX drug_fulltext IF NOT EXISTS FOR (n:Drug) ON EACH [n.name, 
 CREATE FULLTEXT INDEX exposure_fulltext IF NOT EXISTS FOR (n:Exposure) ON EACH [n.name, n.synonyms];
 CREATE FULLTEXT INDEX goterm_fulltext IF NOT EXISTS FOR (n:GOTerm) ON EACH [n.name, n.synonyms];
 CREATE FULLTEXT INDEX gene_fulltext IF NOT EXISTS FOR (n:Gene) ON EACH [n.name, n.symbol, n.synonyms];
+CREATE FULLTEXT INDEX label_fulltext IF NOT EXISTS FOR (n:Label) ON EACH [n.name, n.synonyms];
+CREATE FULLTEXT INDEX labelsection_fulltext IF NOT EXISTS FOR (n:LabelSection) ON EACH [n.text];
 CREATE FULLTEXT INDEX pathway_fulltext IF NOT EXISTS FOR (n:Pathway) ON EACH [n.name, n.synonyms];
 CREATE FULLTEXT INDEX phenotype_fulltext IF NOT EXISTS FOR (n:Phenotype) ON EACH [n.name, n.synonyms];
 CREATE VECTOR INDEX adverseevent_embedding IF NOT EXISTS FOR (n:AdverseEvent) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
@@ -15,5 +17,6 @@ CREATE VECTOR INDEX drug_embedding IF NOT EXISTS FOR (n:Drug) ON n.embedding OPT
 CREATE VECTOR INDEX exposure_embedding IF NOT EXISTS FOR (n:Exposure) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX goterm_embedding IF NOT EXISTS FOR (n:GOTerm) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX gene_embedding IF NOT EXISTS FOR (n:Gene) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX labelsection_embedding IF NOT EXISTS FOR (n:LabelSection) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX pathway_embedding IF NOT EXISTS FOR (n:Pathway) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX phenotype_embedding IF NOT EXISTS FOR (n:Phenotype) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
