@@ -67,3 +67,25 @@ def test_errors_are_one_line_with_exit_code_1(
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_resolve_finds_a_drug_by_brand_salt_and_id(store: GraphStore, settings: Settings) -> None:
+    # Real ChEMBL ids: sildenafil CHEMBL192, its citrate salt CHEMBL1737.
+    store.write(
+        "MERGE (d:Entity:Drug {id: 'CHEMBL.COMPOUND:CHEMBL192'}) "
+        "SET d.name = 'SILDENAFIL', d.brand_names = ['VIAGRA', 'REVATIO'], "
+        "d.synonyms = ['SILDENAFIL CITRATE'], d.xrefs = ['CHEMBL.COMPOUND:CHEMBL1737']"
+    )
+    for text, rule in (
+        ("Viagra", "name"),
+        ("sildenafil citrate", "name"),
+        ("CHEMBL.COMPOUND:CHEMBL1737", "id"),
+        ("sildenafil mesylate", "name-salt"),
+    ):
+        result = runner.invoke(app, ["resolve", text, "--output", "json"], env=_env(settings))
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == [
+            {"id": "CHEMBL.COMPOUND:CHEMBL192", "rule": rule, "matched": text}
+        ]
+    missing = runner.invoke(app, ["resolve", "zzyzxamab"], env=_env(settings))
+    assert missing.exit_code == 1 and "no Drug node matches" in missing.output
