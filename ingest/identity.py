@@ -20,7 +20,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import polars as pl
+
 from biokg import cypher
+from biokg.ingest.records import Records, finalize_edges
+from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
 #: Salt, ester and hydrate words removed for salt-insensitive matching (USP salt nomenclature,
@@ -133,9 +137,143 @@ class DrugIndex:
         return []
 
 
+KNOWN_DRUG_SCHEMA = {
+    "id": pl.String,
+    "name": pl.String,
+    **{
+        c: pl.List(pl.String)
+        for c in ("synonyms", "brand_names", "generic_names", "xrefs", "sources")
+    },
+}
+
+
+def known_drugs(store: GraphStore) -> pl.DataFrame:
+    """The graph's Drug nodes with their names, xrefs and sources (one read)."""
+    return pl.DataFrame(store.read(cypher.load("identity_drugs")), schema=KNOWN_DRUG_SCHEMA)
+
+
 def graph_drug_index(store: GraphStore) -> DrugIndex:
-    """The index of the Drug nodes in the graph (one read of every Drug's names and xrefs)."""
-    rows = store.read(cypher.load("identity_drugs"))
-    return DrugIndex.build(
-        DrugEntry(r["id"], tuple(n for n in r["names"] if n), tuple(r["xrefs"])) for r in rows
+    """The index of the Drug nodes in the graph."""
+    return DrugIndex.build(drug_entries(known_drugs(store)))
+
+
+@dataclass
+class MergeReport:
+    """How one source's Drug records met the drugs already known (graph + earlier sources)."""
+
+    source: str
+    drugs: int = 0
+    merged: dict[str, int] = field(default_factory=dict)
+    unmatched: int = 0
+    conflicts: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "drugs": self.drugs,
+            "merged": dict(sorted(self.merged.items())),
+            "unmatched": self.unmatched,
+            "conflicts": [{"record": r, "candidates": c} for r, c in self.conflicts],
+        }
+
+
+DRUG_NAME_COLUMNS = ("name", "synonyms", "brand_names", "generic_names")
+DRUG_LIST_COLUMNS = ("synonyms", "brand_names", "generic_names", "xrefs", "sources")
+
+
+def drug_entries(frame: pl.DataFrame) -> list[DrugEntry]:
+    """DrugEntry per row of a Drug node frame (columns it lacks count as empty)."""
+    present = [c for c in DRUG_NAME_COLUMNS if c in frame.columns]
+    entries = []
+    for row in frame.iter_rows(named=True):
+        names: list[str] = []
+        for column in present:
+            value = row[column]
+            names.extend(value if isinstance(value, list) else [value] if value else [])
+        entries.append(DrugEntry(row["id"], tuple(names), tuple(row.get("xrefs") or ())))
+    return entries
+
+
+def resolve_drug_records(
+    records: Records, known: pl.DataFrame, schema: GraphSchema, *, source: str
+) -> tuple[Records, MergeReport]:
+    """Rewrite a source's Drug records onto the Drug nodes they are (see module docstring).
+
+    Args:
+        records: one source's validated records.
+        known: Drug nodes already known (from the graph and from sources earlier in the build),
+            with at least ``id`` and any of the name and xref columns.
+        schema: for re-deriving edge ids once endpoints change.
+        source: infores id, for the report.
+
+    Returns:
+        The rewritten records (a merged record keeps its own id as an xref; lists are unioned
+        with the known node's, scalars keep the known node's values) and the merge report.
+    """
+    report = MergeReport(source)
+    frame = records.nodes.get("Drug")
+    if frame is None or frame.height == 0:
+        return records, report
+    index = DrugIndex.build(drug_entries(known))
+    mapping: dict[str, str] = {}
+    report.drugs = frame.height
+    for entry in drug_entries(frame):
+        matches = index.resolve(entry)
+        if len(matches) > 1:
+            report.conflicts.append((entry.id, [m.id for m in matches]))
+        elif matches and matches[0].id != entry.id:
+            mapping[entry.id] = matches[0].id
+            report.merged[matches[0].rule] = report.merged.get(matches[0].rule, 0) + 1
+        elif not matches:
+            report.unmatched += 1
+    if not mapping:
+        return records, report
+    nodes = dict(records.nodes)
+    nodes["Drug"] = _merge_drug_rows(frame, known, mapping)
+    edges = {
+        rel_type: _rewrite_endpoints(edge_frame, mapping, rel_type, schema)
+        for rel_type, edge_frame in records.edges.items()
+    }
+    return Records(nodes=nodes, stubs=records.stubs, edges=edges), report
+
+
+def _merge_drug_rows(
+    frame: pl.DataFrame, known: pl.DataFrame, mapping: dict[str, str]
+) -> pl.DataFrame:
+    """Merged rows take the known node's id and scalars; list columns are unioned."""
+    rewritten = frame.with_columns(
+        pl.col("id").replace(mapping).alias("id"),
+        pl.concat_list(
+            pl.col("xrefs") if "xrefs" in frame.columns else pl.lit([], pl.List(pl.String)),
+            pl.when(pl.col("id").is_in(list(mapping))).then(pl.col("id")).otherwise(None),
+        )
+        .list.drop_nulls()
+        .alias("xrefs"),
     )
+    targets = known.filter(pl.col("id").is_in(list(mapping.values())))
+    targets = targets.select([c for c in targets.columns if c in rewritten.columns])
+    combined = pl.concat([targets, rewritten], how="diagonal_relaxed")
+    aggs = []
+    for column in combined.columns:
+        if column == "id":
+            continue
+        if column in DRUG_LIST_COLUMNS:
+            aggs.append(pl.col(column).explode().drop_nulls().unique().sort())
+        else:
+            aggs.append(pl.col(column).drop_nulls().first())
+    merged = combined.group_by("id", maintain_order=True).agg(aggs)
+    keep = set(rewritten["id"].to_list())
+    return merged.filter(pl.col("id").is_in(list(keep))).select(rewritten.columns).sort("id")
+
+
+def _rewrite_endpoints(
+    frame: pl.DataFrame, mapping: dict[str, str], rel_type: str, schema: GraphSchema
+) -> pl.DataFrame:
+    changed = frame.with_columns(
+        pl.when(pl.col(f"{end}_label") == "Drug")
+        .then(pl.col(end).replace(mapping))
+        .otherwise(pl.col(end))
+        .alias(end)
+        for end in ("subject", "object")
+    )
+    return finalize_edges(changed, rel_type, schema)

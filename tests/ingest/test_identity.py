@@ -65,3 +65,92 @@ def test_name_keys() -> None:
     assert name_key("Acetylsalicylic-Acid") == "acetylsalicylic acid"
     assert salt_free_key("Imatinib Mesylate") == "imatinib"
     assert salt_free_key("Potassium Chloride") == "potassium chloride"
+
+
+def _strs(*values: str) -> list[str]:
+    return list(values)
+
+
+def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
+    import polars as pl
+
+    from biokg.ingest.identity import KNOWN_DRUG_SCHEMA, resolve_drug_records
+    from biokg.ingest.records import Records, finalize_edges, validate
+    from biokg.schema import load_schema
+
+    schema = load_schema()
+    known = pl.DataFrame(
+        [
+            {
+                "id": "CHEMBL.COMPOUND:CHEMBL192",
+                "name": "SILDENAFIL",
+                "synonyms": _strs("SILDENAFIL CITRATE"),
+                "brand_names": _strs("REVATIO"),
+                "generic_names": _strs("SILDENAFIL"),
+                "xrefs": _strs("CHEMBL.COMPOUND:CHEMBL1737"),
+                "sources": _strs("infores:chembl"),
+            }
+        ],
+        schema=KNOWN_DRUG_SCHEMA,
+    )
+    drugs = pl.DataFrame(
+        [
+            {
+                "id": "UNII:BW9B0ZE037",
+                "name": "SILDENAFIL CITRATE",
+                "brand_names": _strs("VIAGRA"),
+                "xrefs": _strs("RXCUI:1191"),
+                "sources": _strs("infores:openfda"),
+            },
+            {
+                "id": "UNII:0000000000",
+                "name": "ZZYZXAMAB",
+                "brand_names": _strs(),
+                "xrefs": _strs(),
+                "sources": _strs("infores:openfda"),
+            },
+        ],
+        schema={k: KNOWN_DRUG_SCHEMA[k] for k in ("id", "name", "brand_names", "xrefs", "sources")},
+    )
+    label = pl.DataFrame(
+        {"id": ["DAILYMED:0b0be196-0c62-461c-94f4-9a35339b4501"], "name": ["VIAGRA"]}
+    )
+    edge = pl.DataFrame(
+        {
+            "subject": ["UNII:BW9B0ZE037"],
+            "object": [label["id"][0]],
+            "subject_label": ["Drug"],
+            "object_label": ["Label"],
+            "source": ["infores:openfda"],
+            "source_version": ["x"],
+            "source_record": ["spl_64f8040f.xml"],
+            "retrieved_at": ["t"],
+            "license": ["CC0"],
+            "match_rule": ["unii"],
+        }
+    )
+    records = Records(
+        nodes={"Drug": drugs, "Label": label},
+        edges={"HAS_LABEL": finalize_edges(edge, "HAS_LABEL", schema)},
+    )
+    resolved, report = resolve_drug_records(records, known, schema, source="infores:openfda")
+    assert report.as_dict() == {
+        "source": "infores:openfda",
+        "drugs": 2,
+        "merged": {"name": 1},
+        "unmatched": 1,
+        "conflicts": [],
+    }
+    rows = {r["id"]: r for r in resolved.nodes["Drug"].to_dicts()}
+    sildenafil = rows["CHEMBL.COMPOUND:CHEMBL192"]
+    assert sildenafil["name"] == "SILDENAFIL"  # the known node's scalar wins
+    assert sildenafil["brand_names"] == ["REVATIO", "VIAGRA"]
+    assert sildenafil["xrefs"] == ["CHEMBL.COMPOUND:CHEMBL1737", "RXCUI:1191", "UNII:BW9B0ZE037"]
+    assert sildenafil["sources"] == ["infores:chembl", "infores:openfda"]
+    assert "UNII:0000000000" in rows  # unmatched records keep their own id
+    [has_label] = resolved.edges["HAS_LABEL"].to_dicts()
+    assert has_label["subject"] == "CHEMBL.COMPOUND:CHEMBL192"
+    assert has_label["id"] != records.edges["HAS_LABEL"]["id"][0]  # id follows the endpoint
+    validate(
+        Records(nodes={**resolved.nodes}, edges=resolved.edges), schema, source="infores:openfda"
+    )
