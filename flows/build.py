@@ -2,7 +2,8 @@
 
 Reads top to bottom like the CLI: connect, create constraints, fetch every source (retried on
 transient errors only), parse and validate every source (never retried: a format error is
-permanent), then write each. All logic lives in :mod:`biokg.ingest.build`; tasks are thin.
+permanent), resolve drug identities across sources, then write each. All logic lives in
+:mod:`biokg.ingest.build`; tasks are thin.
 Scheduling and change-driven refresh build on this flow (see flows/README in a later issue).
 
 Tasks hand Records (polars frames) to the write task in memory, so those tasks disable result
@@ -22,9 +23,11 @@ from biokg.ingest.build import (
     Planned,
     fetch_source,
     prepare_records,
+    resolve_identities,
     split_unchanged,
     write_records,
 )
+from biokg.ingest.identity import MergeReport
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
@@ -59,10 +62,19 @@ def prepare(planned: Planned, sample: bool) -> Records:
     return prepare_records(planned, sample=sample)
 
 
+@task(cache_policy=NO_CACHE, persist_result=False)
+def resolve(
+    store: GraphStore, prepared: list[tuple[Planned, Records]]
+) -> list[tuple[Planned, Records, MergeReport]]:
+    return resolve_identities(store, prepared)
+
+
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="write-{planned.name}")
-def write(store: GraphStore, settings: Settings, planned: Planned, records: Records) -> dict:
+def write(
+    store: GraphStore, settings: Settings, planned: Planned, records: Records, identity: MergeReport
+) -> dict:
     result = write_records(store, planned, records, batch_size=settings.batch_size)
-    return result.__dict__
+    return {**result.__dict__, "identity": identity.as_dict()}
 
 
 @flow(name="build", flow_run_name="build-{sources}", log_prints=True)
@@ -84,7 +96,10 @@ def build_flow(
         skipped, pending = split_unchanged(writer, planned)
         report = [result.__dict__ for result in skipped]
         prepared = [(plan, prepare(plan, sample)) for plan in pending]
-        report += [write(store, settings, plan, records) for plan, records in prepared]
+        report += [
+            write(store, settings, plan, records, identity)
+            for plan, records, identity in resolve(store, prepared)
+        ]
     for row in report:
         logger.info("report: %s", row)
     return report

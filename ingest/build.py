@@ -7,12 +7,16 @@ skipped without parsing. The Prefect flow (flows/build.py) runs these same funct
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+import polars as pl
+
 from biokg.errors import BiokgError
+from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import Fetched, go, hpo
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
@@ -112,9 +116,30 @@ def build(
     planned = [fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in sources]
     results, pending = split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
-    for plan, records in prepared:
-        results.append(writer.load(records, plan.release, progress=progress))
+    for plan, records, identity in resolve_identities(store, prepared):
+        result = writer.load(records, plan.release, progress=progress)
+        results.append(dataclasses.replace(result, identity=identity.as_dict()))
     return results
+
+
+def resolve_identities(
+    store: GraphStore, prepared: list[tuple[Planned, Records]]
+) -> list[tuple[Planned, Records, MergeReport]]:
+    """Put each source's Drug records onto the drugs already known (graph, earlier sources).
+
+    Sources are resolved in build order, so a later source (openFDA) merges onto the nodes of
+    an earlier one (ChEMBL) even before either is written.
+    """
+    schema = load_schema()
+    known = known_drugs(store)
+    out = []
+    for plan, records in prepared:
+        records, report = resolve_drug_records(records, known, schema, source=plan.release.source)
+        if report.drugs:
+            log.info("%s identity: %s", plan.name, report.as_dict())
+            known = pl.concat([known, records.nodes["Drug"]], how="diagonal_relaxed")
+        out.append((plan, records, report))
+    return out
 
 
 def split_unchanged(

@@ -46,6 +46,8 @@ class LoadResult:
     nodes_updated: int = 0
     edges_written: int = 0
     edges_deleted: int = 0
+    #: drug identity merge report (see biokg.ingest.identity), when the source has drugs
+    identity: dict | None = None
 
 
 class GraphWriter:

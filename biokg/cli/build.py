@@ -65,4 +65,6 @@ def build_command(
                     f"{r.nodes_updated} updated, {r.edges_written} edges written, "
                     f"{r.edges_deleted} stale edges deleted"
                 )
+                if r.identity and r.identity["drugs"]:
+                    console.print(f"  drug identity: {r.identity}")
         print_summary(store)

@@ -1,0 +1,176 @@
+"""openFDA source: real SPL labels (Viagra, Humira, a cough product), 500 real harmonized product
+records and one FAERS report from the shared openFDA folder (DESIGN §9, CC0).
+
+Expected counts are computed here with plain ``json``, independently of the parser under test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from biokg.errors import SourceFormatError
+from biokg.ingest.records import Records, Release, validate
+from biokg.ingest.sources import openfda
+from biokg.ingest.spl import LOINC_SECTIONS, spl_to_label
+from biokg.schema import load_schema
+
+DATA = openfda.DEFAULT_DIR
+VIAGRA = DATA / "spl_64f8040f.xml"
+VIAGRA_SET = "0b0be196-0c62-461c-94f4-9a35339b4501"
+SILDENAFIL_CITRATE = "BW9B0ZE037"  # the ACTIM ingredientSubstance code in the Viagra SPL
+RELEASE = Release(
+    source="infores:openfda",
+    version="2017-11-07",
+    license="https://open.fda.gov/license/",
+    checksums={},
+    retrieved_at="2024-01-02T03:04:05+00:00",
+)
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="shared openFDA data folder absent")
+
+
+@pytest.fixture(scope="module")
+def records() -> tuple[dict[str, pl.DataFrame], Records]:
+    frames = openfda.parse(openfda.fetch(Path("/nonexistent-cache"), data_dir=DATA))
+    return frames, openfda.normalize(frames, release=RELEASE)
+
+
+def _products() -> list[dict]:
+    lines = (DATA / openfda.PRODUCTS_FILE).read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_viagra_spl_to_label() -> None:
+    label = spl_to_label(VIAGRA)
+    assert label["set_id"] == VIAGRA_SET  # <setId root=...>
+    assert label["effective_time"] == "20171107"  # <effectiveTime value=...> of the document
+    assert label["version"] == "20"
+    assert label["openfda"]["brand_name"] == ["Viagra"]  # manufacturedProduct/name as written
+    assert label["openfda"]["generic_name"] == ["sildenafil citrate"]
+    assert label["openfda"]["substance_name"] == ["SILDENAFIL CITRATE"]
+    assert label["openfda"]["unii"] == [SILDENAFIL_CITRATE]  # inactive ingredients excluded
+    assert label["openfda"]["product_type"] == ["HUMAN PRESCRIPTION DRUG"]
+    (contra,) = label["contraindications"]
+    assert contra.startswith("4 CONTRAINDICATIONS") and "nitrates" in contra
+    assert "  " not in contra and "\n" not in contra  # whitespace collapsed
+    assert label["section_codes"]["contraindications"] == "34070-3"
+    # pregnancy sits inside use_in_specific_populations; openFDA gives both fields
+    assert label["pregnancy"][0] in label["use_in_specific_populations"][0]
+
+
+def test_loinc_table_matches_openfda_map_and_schema() -> None:
+    fields = json.loads((DATA / "druglabel_schema.json").read_text())["properties"]
+    codes = [line.split(",", 1)[0] for line in (DATA / "spl_sections.csv").read_text().split()]
+    assert set(LOINC_SECTIONS.values()) <= set(fields)
+    # every code of the openFDA map but 60684-8 (Cellular Therapy: no openFDA field)
+    assert set(LOINC_SECTIONS) == {c for c in codes if "-" in c} - {"60684-8"}
+
+
+def test_counts_match_plain_json(records: tuple[dict[str, pl.DataFrame], Records]) -> None:
+    frames, result = records
+    products = _products()
+    set_ids = {p["spl_set_id"] for p in products}
+    set_ids |= {spl_to_label(p)["set_id"] for p in DATA.glob("spl_*.xml")}
+    assert frames["products"].height == len(products) == 500
+    assert result.counts()["nodes:Label"] == len(set_ids)
+    pairs = {(i["unii"], p["spl_set_id"]) for p in products for i in p["unii_indexing"]}
+    # + the SPLs' active ingredients: Viagra 1, Humira 1 (adalimumab), Triaminic 2
+    assert result.counts()["edges:HAS_LABEL"] == len(pairs) + 4
+    validate(result, load_schema(), source="infores:openfda")
+
+
+def test_viagra_drug_has_label_with_nitrate_contraindication(
+    records: tuple[dict[str, pl.DataFrame], Records],
+) -> None:
+    _, result = records
+    drug_id, label_id = f"UNII:{SILDENAFIL_CITRATE}", f"DAILYMED:{VIAGRA_SET}"
+    drug = result.nodes["Drug"].filter(pl.col("id") == drug_id).row(0, named=True)
+    assert drug["name"] == "SILDENAFIL CITRATE"
+    assert "Viagra" in drug["brand_names"]
+    edge = result.edges["HAS_LABEL"].filter(
+        (pl.col("subject") == drug_id) & (pl.col("object") == label_id)
+    )
+    assert edge["match_rule"].to_list() == ["unii"]
+    assert edge["source_record"].to_list() == ["spl_64f8040f.xml"]
+    label = result.nodes["Label"].filter(pl.col("id") == label_id).row(0, named=True)
+    assert (label["name"], label["effective_time"], label["version"]) == (
+        "Viagra",
+        "20171107",
+        "20",
+    )
+    section_id = f"{label_id}/contraindications"
+    section = result.nodes["LabelSection"].filter(pl.col("id") == section_id).row(0, named=True)
+    assert section["loinc"] == "34070-3" and "nitrate" in section["text"]
+    link = result.edges["HAS_LABEL_SECTION"].filter(pl.col("object") == section_id)
+    assert link["subject"].to_list() == [label_id]
+    assert link["source_record"].to_list() == ["spl_64f8040f.xml#34070-3"]
+
+
+def test_combination_product_links_each_ingredient(
+    records: tuple[dict[str, pl.DataFrame], Records],
+) -> None:
+    _, result = records
+    # harmonized_small.json line 102: LISINOPRIL AND HYDROCHLOROTHIAZIDE, two UNIIs
+    label_id = "DAILYMED:00f67e1a-6999-4295-9c9f-fcb1ce9711b8"
+    edges = result.edges["HAS_LABEL"].filter(pl.col("object") == label_id)
+    assert sorted(edges["subject"]) == ["UNII:0J48LPH2TH", "UNII:E7199S1YWR"]
+    assert set(edges["source_record"]) == {"harmonized_small.json#L102"}
+    # the combination's RxCUI 197887 is not either ingredient's xref
+    drugs = result.nodes["Drug"].filter(pl.col("id").is_in(edges["subject"].implode()))
+    assert all("RXCUI:197887" not in x for x in drugs["xrefs"])
+
+
+def test_faers_counts_reports_and_drops_unlinked(
+    records: tuple[dict[str, pl.DataFrame], Records],
+) -> None:
+    frames, result = records
+    report = json.loads((DATA / openfda.EVENTS_FILE).read_text())
+    reactions = {r["reactionmeddrapt"] for r in report["patient"]["reaction"]}
+    drugs = {d["medicinalproduct"] for d in report["patient"]["drug"]}
+    events = frames["events"]
+    assert events.height == len(reactions) * len(drugs)
+    assert set(events["report_count"]) == {1}  # VIOXX listed twice still counts one report
+    # no openfda block and MedDRA terms without codes: no AdverseEvent nodes or edges
+    assert result.counts()["edges:REPORTED_ADVERSE_EVENT"] == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("brand_name", 42), ("unii_indexing", "362O9ITL9D"), ("rxnorm", [{"rxcui": 198440}])],
+    ids=["brand-name-number", "unii-indexing-string", "rxcui-number"],
+)
+def test_wrong_type_names_file_line_field(tmp_path: Path, field: str, value: object) -> None:
+    folder = _copy(tmp_path)
+    lines = (folder / openfda.PRODUCTS_FILE).read_text().splitlines()
+    record = json.loads(lines[2])
+    record[field] = value
+    lines[2] = json.dumps(record)
+    (folder / openfda.PRODUCTS_FILE).write_text("\n".join(lines) + "\n")
+    with pytest.raises(SourceFormatError, match=rf"harmonized_small\.json:3: field '{field}'"):
+        openfda.parse(openfda.fetch(tmp_path, data_dir=folder))
+
+
+def test_truncated_spl_names_file_and_line(tmp_path: Path) -> None:
+    broken = tmp_path / "spl_truncated.xml"
+    broken.write_bytes(VIAGRA.read_bytes()[:5000])
+    with pytest.raises(SourceFormatError, match=r"spl_truncated\.xml:\d+: malformed SPL XML"):
+        spl_to_label(broken)
+
+
+def test_parse_is_fast() -> None:
+    started = time.monotonic()
+    openfda.normalize(openfda.parse(openfda.fetch(Path("/x"), data_dir=DATA)), release=RELEASE)
+    assert time.monotonic() - started < 5
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "openfda"
+    folder.mkdir()
+    for name in (openfda.PRODUCTS_FILE, openfda.EVENTS_FILE):
+        shutil.copy(DATA / name, folder / name)
+    return folder
