@@ -18,7 +18,7 @@ import polars as pl
 from biokg.errors import BiokgError
 from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.records import Records, Release, validate
-from biokg.ingest.sources import Fetched, go, hpo
+from biokg.ingest.sources import Fetched, chembl, go, hpo, openfda
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -26,7 +26,8 @@ from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 
-SOURCES: dict[str, ModuleType] = {"hpo": hpo, "go": go}
+#: Build order matters for identity: openFDA drugs merge onto ChEMBL drugs written before them.
+SOURCES: dict[str, ModuleType] = {"hpo": hpo, "go": go, "chembl": chembl, "openfda": openfda}
 DEFAULT_SOURCES = ("hpo", "go")
 
 
@@ -114,6 +115,7 @@ def build(
     store.apply_schema(schema)
     writer = GraphWriter(store, schema, batch_size=settings.batch_size)
     planned = [fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in sources]
+    planned.sort(key=lambda plan: list(SOURCES).index(plan.name))  # identity needs build order
     results, pending = split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
     for plan, records, identity in resolve_identities(store, prepared):

@@ -40,6 +40,7 @@ SALT_WORDS = frozenset(
     """.split()
 )
 _PUNCT = re.compile(r"[^0-9a-z]+")
+_DISTINCT_LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
 
 
 def name_key(text: str) -> str:
@@ -98,6 +99,9 @@ class DrugIndex:
         for entry in entries:
             for ref in (entry.id, *entry.xrefs):
                 index.by_id.setdefault(ref.casefold(), entry.id)
+                local = ref.partition(":")[2]
+                if _DISTINCT_LOCAL_ID.fullmatch(local):  # CHEMBL192, UNII codes; not bare numbers
+                    index.by_id.setdefault(local.casefold(), entry.id)
             for name in entry.names:
                 index.by_name[name_key(name)].add(entry.id)
                 index.by_salt_free[salt_free_key(name)].add(entry.id)
