@@ -20,14 +20,16 @@ from prefect.cache_policies import NO_CACHE
 
 from biokg.errors import RetryableError
 from biokg.ingest.build import (
+    DEFAULT_SOURCES,
     Planned,
+    build_order,
     fetch_source,
     prepare_records,
     resolve_identities,
     split_unchanged,
     write_records,
 )
-from biokg.ingest.identity import MergeReport
+from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
@@ -66,7 +68,7 @@ def prepare(planned: Planned, sample: bool) -> Records:
 def resolve(
     store: GraphStore, prepared: list[tuple[Planned, Records]]
 ) -> list[tuple[Planned, Records, MergeReport]]:
-    return resolve_identities(store, prepared)
+    return resolve_identities(prepared, known_drugs(store))
 
 
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="write-{planned.name}")
@@ -79,19 +81,20 @@ def write(
 
 @flow(name="build", flow_run_name="build-{sources}", log_prints=True)
 def build_flow(
-    sources: list[str] = ["hpo", "go"],  # noqa: B006 - Prefect parameters must be JSON defaults
+    sources: list[str] | None = None,
     data_dir: str | None = None,
     offline: bool = True,
     sample: bool = False,
     settings: Settings | None = None,
 ) -> list[dict]:
-    """Build the graph from ``sources``; returns one report row per source (counts or skipped)."""
+    """Build the graph from ``sources`` (default: every source); one report row per source."""
     logger = get_run_logger()
     settings = settings or Settings.from_env()
     folder = Path(data_dir) if data_dir else None
     with GraphStore.connect(settings) as store:
         store.apply_schema(load_schema())
-        planned = [fetch(name, settings, folder, offline) for name in sources]
+        names = build_order(sources or DEFAULT_SOURCES)
+        planned = [fetch(name, settings, folder, offline) for name in names]
         writer = GraphWriter(store, load_schema(), batch_size=settings.batch_size)
         skipped, pending = split_unchanged(writer, planned)
         report = [result.__dict__ for result in skipped]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 #: Build order matters for identity: openFDA drugs merge onto ChEMBL drugs written before them.
 SOURCES: dict[str, ModuleType] = {"hpo": hpo, "go": go, "chembl": chembl, "openfda": openfda}
-DEFAULT_SOURCES = ("hpo", "go")
+DEFAULT_SOURCES = ("hpo", "go", "chembl", "openfda")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,18 @@ def source_module(name: str) -> ModuleType:
         return SOURCES[name]
     except KeyError:
         raise BiokgError(f"unknown source {name!r}; known sources: {', '.join(SOURCES)}") from None
+
+
+def build_order(names: Iterable[str]) -> list[str]:
+    """The requested sources in build order (identity: openFDA drugs merge onto ChEMBL's).
+
+    Raises:
+        BiokgError: an unknown source name.
+    """
+    names = list(names)
+    for name in names:
+        source_module(name)
+    return sorted(set(names), key=list(SOURCES).index)
 
 
 def fetch_source(
@@ -114,26 +127,26 @@ def build(
     schema = load_schema()
     store.apply_schema(schema)
     writer = GraphWriter(store, schema, batch_size=settings.batch_size)
-    planned = [fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in sources]
-    planned.sort(key=lambda plan: list(SOURCES).index(plan.name))  # identity needs build order
+    planned = [
+        fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in build_order(sources)
+    ]
     results, pending = split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
-    for plan, records, identity in resolve_identities(store, prepared):
+    for plan, records, identity in resolve_identities(prepared, known_drugs(store)):
         result = writer.load(records, plan.release, progress=progress)
         results.append(dataclasses.replace(result, identity=identity.as_dict()))
     return results
 
 
 def resolve_identities(
-    store: GraphStore, prepared: list[tuple[Planned, Records]]
+    prepared: list[tuple[Planned, Records]], known: pl.DataFrame
 ) -> list[tuple[Planned, Records, MergeReport]]:
-    """Put each source's Drug records onto the drugs already known (graph, earlier sources).
+    """Put each source's Drug records onto the drugs already known (``known``: the graph's).
 
     Sources are resolved in build order, so a later source (openFDA) merges onto the nodes of
     an earlier one (ChEMBL) even before either is written.
     """
     schema = load_schema()
-    known = known_drugs(store)
     out = []
     for plan, records in prepared:
         records, report = resolve_drug_records(records, known, schema, source=plan.release.source)

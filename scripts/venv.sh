@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Create (or reuse) the virtualenv for this checkout and print its path.
-# The venv lives outside the clone, keyed by a hash of requirements.lock, so CI and repeated runs
+# The venv lives outside the clone, keyed by a hash of requirements.lock and
+# requirements-nodeps.txt, so CI and repeated runs
 # reuse it; it is built from nothing when absent. Override the location with BIOKG_VENV.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-key="$(sha256sum "$root/requirements.lock" | cut -c1-16)"
+key="$(cat "$root/requirements.lock" "$root/requirements-nodeps.txt" | sha256sum | cut -c1-16)"
 venv="${BIOKG_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/biokg/venv-$key}"
 if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   echo "creating virtualenv $venv (first run: a few minutes)" >&2
@@ -12,6 +13,7 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --upgrade pip >&2
   "$venv/bin/pip" install --quiet -r "$root/requirements.lock" >&2
+  "$venv/bin/pip" install --quiet --no-deps -r "$root/requirements-nodeps.txt" >&2
   touch "$venv/.complete"
 fi
 # The project itself is installed editable on every call (cheap) so the venv follows the checkout.

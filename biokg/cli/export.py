@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import typer
 
 from biokg.cli import console, handle_errors
-from biokg.ingest.build import DEFAULT_SOURCES, fetch_source, prepare_records
+from biokg.ingest.build import (
+    DEFAULT_SOURCES,
+    build_order,
+    fetch_source,
+    prepare_records,
+    resolve_identities,
+)
 from biokg.ingest.export import merge_records, write_neo4j_admin_csv
+from biokg.ingest.identity import KNOWN_DRUG_SCHEMA
 from biokg.schema import load_schema
 from biokg.settings import Settings
 
@@ -25,10 +33,13 @@ def neo4j_admin(
 ) -> None:
     """CSVs for `neo4j-admin database import full`, and the command that imports them."""
     settings = Settings.from_env()
-    loads = []
-    for name in (s.strip() for s in sources.split(",") if s.strip()):
+    names = build_order(s.strip() for s in sources.split(",") if s.strip())
+    prepared = []
+    for name in names:
         planned = fetch_source(name, settings, data_dir=data_dir)
-        loads.append(prepare_records(planned, sample=sample))
+        prepared.append((planned, prepare_records(planned, sample=sample)))
+    resolved = resolve_identities(prepared, pl.DataFrame(schema=KNOWN_DRUG_SCHEMA))
+    loads = [records for _, records, _ in resolved]
     command = write_neo4j_admin_csv(merge_records(loads), load_schema(), out_dir)
     console.print(f"wrote CSVs to {out_dir}; import with:\n{command}", soft_wrap=True)
     console.print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -89,3 +90,20 @@ def test_resolve_finds_a_drug_by_brand_salt_and_id(store: GraphStore, settings: 
         ]
     missing = runner.invoke(app, ["resolve", "zzyzxamab"], env=_env(settings))
     assert missing.exit_code == 1 and "no Drug node matches" in missing.output
+
+
+def test_export_neo4j_admin_merges_drug_identities(settings: Settings, tmp_path: Path) -> None:
+    out = tmp_path / "csv"
+    result = runner.invoke(
+        app,
+        ["export", "neo4j-admin", "--out-dir", str(out), "--sources", "openfda,chembl", "--sample"],
+        env=_env(settings),
+    )
+    assert result.exit_code == 0, result.output
+    assert "neo4j-admin database import full" in result.output
+    with open(out / "nodes_Drug.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["id:ID(Entity)"]: row for row in csv.DictReader(handle)}
+    sildenafil = rows["CHEMBL.COMPOUND:CHEMBL192"]
+    assert "Viagra" in sildenafil["brand_names:string[]"].split("\x1f")
+    assert "UNII:BW9B0ZE037" in sildenafil["xrefs:string[]"].split("\x1f")
+    assert "UNII:BW9B0ZE037" not in rows  # merged, not a second node
