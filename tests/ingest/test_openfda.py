@@ -31,7 +31,6 @@ RELEASE = Release(
     checksums={},
     retrieved_at="2024-01-02T03:04:05+00:00",
 )
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="shared openFDA data folder absent")
 
 
 @pytest.fixture(scope="module")
