@@ -28,7 +28,8 @@ _NEO4J_TYPES = {
 
 
 def merge_records(loads: list[Records]) -> Records:
-    """Combine several sources' records: one row per node id (first source's values win)."""
+    """Combine sources' records in build order: one row per node id, the last source winning
+    (as in the graph, where a later load updates the node; drug identity has already merged)."""
     merged = Records()
     for kind in ("nodes", "stubs", "edges"):
         frames: dict[str, list[pl.DataFrame]] = {}
@@ -38,7 +39,7 @@ def merge_records(loads: list[Records]) -> Records:
         for name, parts in frames.items():
             frame = pl.concat(parts, how="diagonal_relaxed")
             if kind != "edges":
-                frame = frame.unique("id", keep="first", maintain_order=True)
+                frame = frame.unique("id", keep="last", maintain_order=True)
             getattr(merged, kind)[name] = frame
     for label, stubs in merged.stubs.items():
         defined = merged.nodes.get(label)
