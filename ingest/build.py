@@ -81,7 +81,7 @@ def prepare_records(planned: Planned, *, sample: bool = False) -> Records:
 
     Args:
         sample: the inputs are a deliberate sample (a slice, a test file): only the upper count
-            bounds apply.
+            bounds apply. Sources also mark their own offline samples (``Fetched.sample``).
 
     Raises:
         SourceFormatError, RecordValidationError, CountBoundsError: with file/line or record.
@@ -90,7 +90,7 @@ def prepare_records(planned: Planned, *, sample: bool = False) -> Records:
     frames = module.parse(planned.fetched)
     records = module.normalize(frames, release=planned.release)
     validate(records, load_schema(), source=planned.release.source)
-    module.SOURCE.check_bounds(records, scale_ok=sample)
+    module.SOURCE.check_bounds(records, scale_ok=sample or planned.fetched.sample)
     return records
 
 

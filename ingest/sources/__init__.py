@@ -72,6 +72,8 @@ class Fetched:
     files: dict[str, Path]
     version: str
     checksums: dict[str, str]
+    #: the files are a known subset of a release (offline samples): only upper bounds apply
+    sample: bool = False
 
 
 def sha256(path: Path) -> str:
@@ -82,6 +84,7 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetched(files: dict[str, Path], version: str) -> Fetched:
+def fetched(files: dict[str, Path], version: str, *, sample: bool = False) -> Fetched:
     """Build a :class:`Fetched` for local files, checksumming each."""
-    return Fetched(files, version, {name: sha256(path) for name, path in sorted(files.items())})
+    checksums = {name: sha256(path) for name, path in sorted(files.items())}
+    return Fetched(files, version, checksums, sample)
