@@ -66,5 +66,10 @@ def build_command(
                     f"{r.edges_deleted} stale edges deleted"
                 )
                 if r.identity and r.identity["drugs"]:
-                    console.print(f"  drug identity: {r.identity}")
+                    ident = r.identity
+                    console.print(
+                        f"  drug identity: {ident['drugs']} drugs, merged {ident['merged']}, "
+                        f"{ident['unmatched']} unmatched, {len(ident['conflicts'])} ambiguous "
+                        "(names with several candidate drugs: kept apart; `biokg resolve NAME`)"
+                    )
         print_summary(store)
