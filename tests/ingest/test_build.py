@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from graph_state import edge_counts, snapshot
 from independent_counts import (
     gaf_annotation_edges,
     genes_to_phenotype_counts,
@@ -29,19 +30,6 @@ from biokg.store import GraphStore
 
 GO = "infores:go"
 HPO = "infores:hpo-annotations"
-
-
-def edge_counts(store: GraphStore, source: str) -> dict[str, int]:
-    rows = store.read(cypher.load("status_relationships"))
-    return {r["type"]: r["count"] for r in rows if r["source"] == source}
-
-
-def snapshot(store: GraphStore) -> tuple:
-    """Everything a bad input must not change: counts per label, per type+source, versions."""
-    labels = store.read(cypher.load("status_labels"))
-    rels = store.read(cypher.load("status_relationships"))
-    versions = store.read("MATCH (v:SourceVersion) RETURN v.id AS id, v.current AS c ORDER BY id")
-    return (labels, rels, versions)
 
 
 def go_data(folder: Path, cache: Path, genes: int) -> Path:

@@ -6,10 +6,18 @@ indications) and the real openFDA files in ../shared/data/openfda (CC0).
 
 from __future__ import annotations
 
-import pytest
+import json
+import shutil
+import sqlite3
+from pathlib import Path
 
+import pytest
+from graph_state import snapshot
+
+from biokg.errors import SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.identity import graph_drug_index
+from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -52,3 +60,39 @@ def test_merge_report_counts_add_up(drug_results: dict) -> None:
         report["conflicts"]
     )
     assert report["merged"].get("name", 0) + report["merged"].get("name-salt", 0) > 0
+
+
+def _wrong_type_in_product(folder: Path) -> str:
+    path = folder / "harmonized_small.json"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[4])
+    record["brand_name"] = 42  # openFDA's label schema says string
+    lines[4] = json.dumps(record) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    return "harmonized_small.json:5"
+
+
+def test_bad_openfda_input_names_the_line_and_changes_nothing(
+    store: GraphStore, settings: Settings, drug_results: dict, tmp_path: Path
+) -> None:
+    before = snapshot(store)
+    bad = tmp_path / "openfda"
+    shutil.copytree(openfda.DEFAULT_DIR, bad)
+    where = _wrong_type_in_product(bad)
+    with pytest.raises(SourceFormatError, match="brand_name") as info:
+        build(store, settings, ("openfda",), data_dir=bad, sample=True)
+    assert where in str(info.value)
+    assert snapshot(store) == before
+
+
+def test_chembl_without_drug_mechanism_names_it_and_changes_nothing(
+    store: GraphStore, settings: Settings, drug_results: dict, tmp_path: Path
+) -> None:
+    before = snapshot(store)
+    offline = settings.cache_dir / "chembl" / "chembl.sqlite"
+    shutil.copy(offline, tmp_path / "chembl.sqlite")
+    with sqlite3.connect(tmp_path / "chembl.sqlite") as db:
+        db.execute("DROP TABLE drug_mechanism")
+    with pytest.raises(SourceFormatError, match="drug_mechanism"):
+        build(store, settings, ("chembl",), data_dir=tmp_path, sample=True)
+    assert snapshot(store) == before
