@@ -43,6 +43,16 @@ class Settings:
     jvm_heap: str = "2g"
     # BIOKG_BATCH_SIZE (default 10000): rows per UNWIND write transaction.
     batch_size: int = 10_000
+    # BIOKG_<SOURCE>_DIR (e.g. BIOKG_OPENFDA_DIR, BIOKG_HPO_DIR; default unset): a folder with that
+    # source's files under their standard names, used instead of its offline default or a
+    # download. `biokg build --data-dir` overrides it for one run.
+    source_dirs: tuple[tuple[str, Path], ...] = ()
+    # BIOKG_OPENFDA_API_KEY (default unset): openFDA API key; raises the 1,000 requests/day limit.
+    openfda_api_key: str | None = None
+
+    def source_dir(self, source: str) -> Path | None:
+        """The folder ``BIOKG_<SOURCE>_DIR`` names for a source, if any."""
+        return dict(self.source_dirs).get(source)
 
     @property
     def embedded(self) -> bool:
@@ -96,4 +106,13 @@ class Settings:
             embedded_password=env.get("BIOKG_EMBEDDED_PASSWORD") or "biokg-local",
             jvm_heap=env.get("BIOKG_JVM_HEAP") or "2g",
             batch_size=number("BIOKG_BATCH_SIZE", 10_000),
+            source_dirs={
+                key[len("BIOKG_") : -len("_DIR")].lower(): Path(value).expanduser()
+                for key, value in env.items()
+                if key.startswith("BIOKG_")
+                and key.endswith("_DIR")
+                and key != "BIOKG_DIR"
+                and value
+            },
+            openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
         )

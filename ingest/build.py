@@ -70,7 +70,8 @@ def fetch_source(
 ) -> Planned:
     """Fetch a source's files (cached) and describe the release they make."""
     module = source_module(name)
-    fetched = module.fetch(settings.cache_dir, data_dir=data_dir, offline=offline)
+    folder = data_dir or settings.source_dir(name)
+    fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline)
     info = module.SOURCE
     release = Release(info.infores, fetched.version, info.license, fetched.checksums)
     return Planned(name, fetched, release)

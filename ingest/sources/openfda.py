@@ -33,7 +33,8 @@ Malformed input is an error naming the file, line and field.
 
 Warnings:
     The public API allows 240 requests/minute and 1,000/day without a key (120,000/day with
-    one, env ``BIOKG_OPENFDA_API_KEY``), at most 1,000 records per request and ``skip`` up to
+    one: ``BIOKG_OPENFDA_API_KEY``, passed in from Settings), at most 1,000 records per request
+    and ``skip`` up to
     25,000; deeper paging needs ``search_after`` from the response's Link header, and full loads
     should use the bulk files (https://open.fda.gov/apis/downloads/).
 """
@@ -42,7 +43,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import urllib.parse
 from pathlib import Path
@@ -96,7 +96,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
     Args:
         cache_dir: download cache (used by :func:`fetch_api` callers; unused offline).
         data_dir: folder with ``harmonized_small.json``, ``faers_event_postannotation.json`` and
-            any ``spl_*.xml`` / ``drug-label*.json``; default ``$BIOKG_OPENFDA_DIR`` or the
+            any ``spl_*.xml`` / ``drug-label*.json``; default (``BIOKG_OPENFDA_DIR`` unset) the
             shared folder ``<repo>/../shared/data/openfda``.
         offline: must be true without ``data_dir``: a full online load is the bulk files
             (https://open.fda.gov/apis/downloads/, tens of GB), put into ``data_dir`` first.
@@ -111,7 +111,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
             "https://open.fda.gov/apis/downloads/ into a folder and pass it as data_dir, or use "
             "fetch_api() for a query"
         )
-    folder = Path(data_dir or os.environ.get("BIOKG_OPENFDA_DIR", DEFAULT_DIR))
+    folder = Path(data_dir or DEFAULT_DIR)
     files = SOURCE.files_in(folder)
     for path in sorted(folder.glob(SPL_GLOB)) + sorted(folder.glob(LABEL_GLOB)):
         files[path.name] = path
@@ -120,7 +120,13 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
 
 
 def fetch_api(
-    endpoint: str, search: str, *, cache_dir: Path, limit: int = 1000, max_records: int = 25_000
+    endpoint: str,
+    search: str,
+    *,
+    cache_dir: Path,
+    api_key: str | None = None,
+    limit: int = 1000,
+    max_records: int = 25_000,
 ) -> list[Path]:
     """Page through an openFDA API query into cached JSON pages, within the public limits.
 
@@ -137,11 +143,12 @@ def fetch_api(
     """
     if not 0 < limit <= 1000 or max_records > 25_000:
         raise ConfigError("openfda: limit must be 1..1000 and max_records <= 25,000 (use bulk)")
-    key = os.environ.get("BIOKG_OPENFDA_API_KEY")
     target = Path(cache_dir) / "openfda-api" / endpoint.replace("/", "-")
     pages, total, skip = [], None, 0
     while skip < min(max_records, total if total is not None else max_records):
-        query = {"search": search, "limit": limit, "skip": skip} | ({"api_key": key} if key else {})
+        query = {"search": search, "limit": limit, "skip": skip} | (
+            {"api_key": api_key} if api_key else {}
+        )
         url = f"{API_URL}/{endpoint}.json?{urllib.parse.urlencode(query)}"
         started = time.monotonic()
         page = download(url, target)  # retries 5xx/429 with backoff

@@ -62,3 +62,9 @@ def test_neo4j_uri_without_password_is_a_config_error() -> None:
         Settings.from_env({"BIOKG_NEO4J_URI": "bolt://localhost:7687"})
     with pytest.raises(ConfigError, match="BIOKG_BATCH_SIZE"):
         Settings.from_env({"BIOKG_BATCH_SIZE": "lots"})
+
+
+def test_per_source_folders_come_from_biokg_source_dir_variables(tmp_path) -> None:
+    settings = Settings.from_env({"BIOKG_OPENFDA_DIR": str(tmp_path), "BIOKG_HOME": "/x"})
+    assert settings.source_dir("openfda") == tmp_path
+    assert settings.source_dir("hpo") is None
