@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -37,4 +36,3 @@ def main() -> None:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app(prog_name="biokg")
-    sys.exit(0)

@@ -5,11 +5,12 @@ Nothing outside this module branches on the engine. Known differences (DESIGN §
 * index DDL: Neo4j takes ``CREATE FULLTEXT INDEX`` / ``CREATE VECTOR INDEX`` in Cypher; ArcadeDB
   takes SQL ``CREATE INDEX ... FULL_TEXT`` / ``LSM_VECTOR`` (sent over its HTTP API);
 * index names in ``db.index.*.queryNodes``: Neo4j uses the index name, ArcadeDB ``Label[prop]``;
-* default database: ``neo4j`` vs ``kg``;
-* read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must);
-* node upsert: ArcadeDB stores a node with two labels in a composite type and its
-  ``MERGE (n:A:B {id})`` scans that type row by row (quadratic in a bulk load), so its upsert
-  looks ids up through the unique index, then CREATEs the missing and SETs the rest.
+* read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must).
+
+The default database name (``neo4j`` vs ``kg``) is a setting (:class:`biokg.settings.Settings`).
+Writes need no dialect: the writer's Cypher (index lookup, CREATE the missing, SET the rest)
+runs unchanged on both; ``docs/decisions/0002-embedded-engine-writes.md`` says why it avoids
+``MERGE (n:A:B {id})``.
 """
 
 from __future__ import annotations
@@ -33,10 +34,7 @@ class Dialect:
     """The Neo4j 5 dialect; :class:`ArcadeDialect` overrides what ArcadeDB does differently."""
 
     name = "neo4j"
-    default_database = "neo4j"
     enforces_read_only = True
-    #: node upsert in one statement: MERGE on the constrained :Entity id
-    node_upsert_merges = True
 
     def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         """Statements that must run before the index DDL (none on Neo4j)."""
@@ -79,9 +77,7 @@ class ArcadeDialect(Dialect):
     """ArcadeDB 26.x reached over its Bolt plugin, with SQL DDL over its HTTP API."""
 
     name = "arcadedb"
-    default_database = "kg"
     enforces_read_only = False
-    node_upsert_merges = False
 
     def fulltext_index_name(self, label: str) -> str:
         # ArcadeDB indexes one property per full-text index; the name queried is Label[prop].
