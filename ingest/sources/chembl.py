@@ -324,6 +324,27 @@ def _drugs(
     )
 
 
+def _drug_edges(
+    rows: pl.DataFrame,
+    table: str,
+    key: str,
+    object_label: pl.Expr,
+    release: Release,
+    *properties: str | pl.Expr,
+) -> pl.DataFrame:
+    """Drug → object edges from one ChEMBL table's rows, citing ``chembl.sqlite#<table>/<key>``."""
+    return rows.sort("drug", "object", key).select(
+        pl.col("drug").alias("subject"),
+        "object",
+        pl.lit("Drug").alias("subject_label"),
+        object_label,
+        *provenance_columns(release),
+        pl.format(f"{{}}#{table}/{{}}", pl.lit(DB_FILE), key).alias("source_record"),
+        *properties,
+        pl.col("references").fill_null(pl.lit([], dtype=pl.List(pl.String))),
+    )
+
+
 def _references(refs: pl.DataFrame, key: str) -> pl.DataFrame:
     """``key`` -> sorted reference list: PMID:/DOI: CURIEs where possible, else the URL."""
     prefix = pl.col("ref_type").replace_strict(REF_PREFIXES, default=None)
@@ -364,20 +385,14 @@ def _targets(
             "chembl: %d target accessions without NCBIGene mapping kept as UniProtKB", unmapped
         )
     refs = _references(frames["mechanism_refs"], "mec_id")
-    edges = (
-        rows.join(refs, on="mec_id", how="left")
-        .sort("drug", "object", "mec_id")
-        .select(
-            pl.col("drug").alias("subject"),
-            "object",
-            pl.lit("Drug").alias("subject_label"),
-            pl.lit("Gene").alias("object_label"),
-            *provenance_columns(release),
-            pl.format("{}#drug_mechanism/{}", pl.lit(DB_FILE), "mec_id").alias("source_record"),
-            "action_type",
-            pl.col("mechanism_of_action").alias("mechanism"),
-            pl.col("references").fill_null(pl.lit([], dtype=pl.List(pl.String))),
-        )
+    edges = _drug_edges(
+        rows.join(refs, on="mec_id", how="left"),
+        "drug_mechanism",
+        "mec_id",
+        pl.lit("Gene").alias("object_label"),
+        release,
+        "action_type",
+        pl.col("mechanism_of_action").alias("mechanism"),
     )
     return _finish(edges, "TARGETS", schema), _genes(rows, release)
 
@@ -439,21 +454,13 @@ def _indications(
     rows = ind.join(lookup, on=["mesh_id", "efo_id"], how="inner", nulls_equal=True)
     dropped["indications without MeSH or usable EFO id"] = ind.height - rows.height
     refs = _references(frames["indication_refs"], "drugind_id")
-    edges = (
-        rows.join(refs, on="drugind_id", how="left")
-        .sort("drug", "object", "drugind_id")
-        .select(
-            pl.col("drug").alias("subject"),
-            "object",
-            pl.lit("Drug").alias("subject_label"),
-            "object_label",
-            *provenance_columns(release),
-            pl.format("{}#drug_indication/{}", pl.lit(DB_FILE), "drugind_id").alias(
-                "source_record"
-            ),
-            pl.col("max_phase_for_ind").cast(pl.Float64).alias("max_phase"),
-            pl.col("references").fill_null(pl.lit([], dtype=pl.List(pl.String))),
-        )
+    edges = _drug_edges(
+        rows.join(refs, on="drugind_id", how="left"),
+        "drug_indication",
+        "drugind_id",
+        pl.col("object_label"),
+        release,
+        pl.col("max_phase_for_ind").cast(pl.Float64).alias("max_phase"),
     )
     stubs = {}
     for label, group in rows.group_by("object_label"):
