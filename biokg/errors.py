@@ -39,3 +39,19 @@ class StoreUnavailableError(StoreError, RetryableError):
 
 class FetchError(RetryableError):
     """Downloading a source file failed."""
+
+
+class UnsafeCypherError(BiokgError):
+    """A query was refused by the agent's Cypher gate (writes, admin calls, unbounded paths)."""
+
+
+class BudgetExceededError(BiokgError):
+    """The agent's query, row or time budget for one question ran out."""
+
+
+class AgentInputError(BiokgError):
+    """A question or agent option is invalid (empty, too long, unknown value)."""
+
+
+class LLMError(RetryableError):
+    """The LLM endpoint failed or answered something the planner cannot use."""

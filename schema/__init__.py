@@ -36,6 +36,24 @@ class LabelSpec(_Strict):
     properties: dict[str, PropertyType]
     fulltext: tuple[str, ...]
     embed: tuple[str, ...]
+    nouns: tuple[str, ...]
+
+
+class QuestionWordings(_Strict):
+    """Question templates about a relationship; ``{name}`` is the asked-about entity's name."""
+
+    forward: tuple[str, ...]
+    inverse: tuple[str, ...]
+    describe_forward: str
+    describe_inverse: str
+
+    @model_validator(mode="after")
+    def _name_placeholder(self) -> QuestionWordings:
+        wordings = (*self.forward, *self.inverse, self.describe_forward, self.describe_inverse)
+        missing = [q for q in wordings if "{name}" not in q]
+        if missing:
+            raise ValueError(f"question wordings without a {{name}} placeholder: {missing}")
+        return self
 
 
 class RelationshipSpec(_Strict):
@@ -46,6 +64,8 @@ class RelationshipSpec(_Strict):
     to_labels: tuple[str, ...] = Field(alias="to")
     properties: dict[str, PropertyType]
     qualifiers: tuple[str, ...]
+    phrases: tuple[str, ...]
+    questions: QuestionWordings
 
     @model_validator(mode="after")
     def _qualifiers_are_properties(self) -> RelationshipSpec:
@@ -236,14 +256,15 @@ def render_markdown(schema: GraphSchema) -> str:
         f"Every edge has `id` and provenance: {required} (required), {optional} (when known). "
         "The edge id is a hash of source, subject, type, object and the type's qualifiers.",
         "",
-        "| type | Biolink predicate | from | to | properties | qualifiers |",
-        "|---|---|---|---|---|---|",
+        "| type | Biolink predicate | from | to | properties | qualifiers | asked as |",
+        "|---|---|---|---|---|---|---|",
     ]
     for rel, spec in sorted(schema.types.items()):
         props = ", ".join(f"`{k}` ({v})" for k, v in spec.properties.items()) or "-"
         out.append(
             f"| {rel} | {spec.predicate} | {', '.join(spec.from_labels)} | "
-            f"{', '.join(spec.to_labels)} | {props} | {', '.join(spec.qualifiers) or '-'} |"
+            f"{', '.join(spec.to_labels)} | {props} | {', '.join(spec.qualifiers) or '-'} | "
+            f"{(spec.questions.forward or spec.questions.inverse or ('-',))[0]} |"
         )
     out += ["", "## CURIE prefixes", "", "| prefix | bioregistry |", "|---|---|"]
     out += [f"| {p} | {k} |" for p, k in sorted(schema.prefixes.items())]

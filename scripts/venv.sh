@@ -12,6 +12,9 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --upgrade pip >&2
+  # CPU torch first: the lock pins the +cpu build, and installing it alone keeps pip from ever
+  # resolving the CUDA variant (several GB) for sentence-transformers.
+  "$venv/bin/pip" install --quiet "$(grep -i '^torch==' "$root/requirements.lock")" >&2
   "$venv/bin/pip" install --quiet -r "$root/requirements.lock" >&2
   "$venv/bin/pip" install --quiet --no-deps -r "$root/requirements-nodeps.txt" >&2
   touch "$venv/.complete"

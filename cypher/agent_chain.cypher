@@ -1,0 +1,17 @@
+// Depth-first, two hops along a typed chain seed -[$first]- via -[$second]- target, ranked by
+// how many distinct paths support each target; up to three paths kept per target as evidence.
+// Negated edges (GO/HPO NOT) do not carry a chain.
+MATCH (s:Entity {id: $seed})-[r1]-(m:Entity)-[r2]-(t:Entity)
+WHERE type(r1) = $first AND type(r2) = $second AND $via IN labels(m) AND $target IN labels(t)
+  AND t <> s AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
+WITH s, t, collect({
+  via: {id: m.id, label: [l IN labels(m) WHERE l <> 'Entity'][0], name: m.name},
+  first: {id: r1.id, type: type(r1), subject: startNode(r1).id, object: endNode(r1).id,
+          props: properties(r1)},
+  second: {id: r2.id, type: type(r2), subject: startNode(r2).id, object: endNode(r2).id,
+           props: properties(r2)}}) AS paths
+RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name} AS seed,
+       {id: t.id, label: [l IN labels(t) WHERE l <> 'Entity'][0], name: t.name} AS node,
+       size(paths) AS support, paths[0..3] AS paths
+ORDER BY support DESC, node.name
+LIMIT $limit

@@ -1,0 +1,7 @@
+// Depth-first: the shortest path between two entities, at most 4 hops (the bound is part of the
+// pattern because Cypher takes no parameter there).
+MATCH p = shortestPath((a:Entity {id: $a})-[*..4]-(b:Entity {id: $b}))
+RETURN [x IN nodes(p) | {id: x.id, label: [l IN labels(x) WHERE l <> 'Entity'][0],
+                         name: x.name}] AS nodes,
+       [r IN relationships(p) | {id: r.id, type: type(r), subject: startNode(r).id,
+                                 object: endNode(r).id, props: properties(r)}] AS edges

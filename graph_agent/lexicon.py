@@ -1,0 +1,127 @@
+"""The linker's lexicon: every name, synonym, symbol, brand/generic name and xref of the graph.
+
+Grounding by normalised name keys (the approach of Gilda and of ChEMBL/RxNorm name lookups)
+makes case, punctuation, spacing and salt words irrelevant, and it is the only way to reach list
+properties (synonyms, brand names) on ArcadeDB, whose full-text indexes cover single strings
+only. The lexicon is read from the graph once (~4 s for 100k nodes) and cached as parquet,
+keyed by the current load of every source, so it is rebuilt exactly when the graph changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from biokg import cypher
+from biokg.ingest.identity import name_key, salt_free_key
+from biokg.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: How strongly each kind of exact match names a node (a primary name beats a synonym).
+RULE_SCORES = {
+    "id": 1.0,
+    "xref": 0.96,
+    "name": 0.97,
+    "symbol": 0.97,
+    "brand": 0.94,
+    "generic": 0.94,
+    "synonym": 0.92,
+    "name-salt": 0.9,
+}
+_NAME_COLUMNS = {
+    "name": "name",
+    "symbol": "symbol",
+    "synonyms": "synonym",
+    "brand_names": "brand",
+    "generic_names": "generic",
+}
+#: Local parts that name a node on their own (CHEMBL192, UNII R16CO5Y76E), not bare numbers.
+LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
+_KEY_SCHEMA = {"key": pl.String, "id": pl.String, "rule": pl.String, "text": pl.String}
+_NODE_SCHEMA = {"id": pl.String, "label": pl.String, "name": pl.String}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One way to name one node."""
+
+    id: str
+    rule: str
+    text: str
+
+
+class Lexicon:
+    """Name keys and ids of every entity (see module docstring); build with :meth:`load`."""
+
+    def __init__(self, nodes: pl.DataFrame, keys: pl.DataFrame) -> None:
+        self.nodes: dict[str, tuple[str, str]] = {
+            i: (label, name or i) for i, label, name in nodes.iter_rows()
+        }
+        self.by_key: dict[str, list[Entry]] = {}
+        self.by_id: dict[str, str] = {}
+        for key, node, rule, text in keys.iter_rows():
+            if rule in ("id", "xref"):
+                self.by_id.setdefault(key, node)
+            else:
+                self.by_key.setdefault(key, []).append(Entry(node, rule, text))
+        self.fuzzy_keys: list[str] = sorted(k for k in self.by_key if len(k) >= 4)
+
+    @classmethod
+    def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
+        """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
+        versions = store.read(cypher.load("agent_data_versions"))
+        digest = hashlib.sha1(
+            repr(sorted((v["source"], v["load_id"]) for v in versions)).encode()
+        ).hexdigest()[:16]
+        folder = cache_dir / "lexicon" / digest
+        if (folder / "keys.parquet").is_file():
+            nodes, keys = (pl.read_parquet(folder / f) for f in ("nodes.parquet", "keys.parquet"))
+            return cls(nodes, keys)
+        nodes, keys = _read_graph(store)
+        folder.mkdir(parents=True, exist_ok=True)
+        nodes.write_parquet(folder / "nodes.parquet")
+        keys.write_parquet(folder / "keys.parquet")
+        log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, folder)
+        return cls(nodes, keys)
+
+    def label(self, node_id: str) -> str:
+        return self.nodes[node_id][0]
+
+    def name(self, node_id: str) -> str:
+        return self.nodes[node_id][1]
+
+
+def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rows = store.read(cypher.load("agent_lexicon"), timeout_s=300)
+    nodes = pl.DataFrame(
+        [(r["id"], r["label"], r["name"]) for r in rows], schema=_NODE_SCHEMA, orient="row"
+    )
+    keys: list[tuple[str, str, str, str]] = []
+    for row in rows:
+        node = row["id"]
+        for rule, ref in [("id", node), *(("xref", x) for x in row["xrefs"] or ())]:
+            keys.append((ref.casefold(), node, rule, ref))
+            local = ref.partition(":")[2]
+            if LOCAL_ID.fullmatch(local):
+                keys.append((local.casefold(), node, rule, ref))
+        for column, rule in _NAME_COLUMNS.items():
+            value = row[column]
+            for text in value if isinstance(value, list) else [value] if value else []:
+                keys.append((name_key(text), node, rule, text))
+                if row["label"] == "Drug":
+                    keys.append((salt_free_key(text), node, "name-salt", text))
+    frame = (
+        pl.DataFrame(keys, schema=_KEY_SCHEMA, orient="row")
+        .filter(pl.col("key") != "")
+        .with_columns(s=pl.col("rule").replace_strict(RULE_SCORES, return_dtype=pl.Float64))
+        .sort("s", descending=True)
+        .unique(["key", "id"], keep="first", maintain_order=True)
+        .drop("s")
+    )
+    return nodes, frame

@@ -1,0 +1,183 @@
+"""Entity linking: question text to typed, scored candidate nodes, ambiguity kept.
+
+Strongest evidence first:
+
+1. ids and xrefs (``HP:0001250``, ``CHEMBL192``, ``UNII:…``) anywhere in the text;
+2. exact name keys of spans (case-, punctuation- and salt-insensitive: ``VIAGRA``,
+   ``sildenafil citrate``, ``tp53``), longest span first;
+3. for what is left over once relation and type words are set aside: typo-tolerant matching over
+   the lexicon's keys (rapidfuzz), then the engine's full-text and vector indexes (meaning, not
+   spelling: "heart attack" → Myocardial infarction) where they are available.
+
+A span whose best candidates tie is ambiguous; all of them are returned with their scores.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
+from biokg.graph_agent.models import Candidate, Mention
+from biokg.ingest.identity import name_key
+
+#: Function words and question words never linked on their own (English; short on purpose).
+STOP_WORDS = frozenset(
+    """
+    a about all also an and any are as at be been by can could did do does for from has have
+    how i in into is it its me of on or please show tell that the their them there these they
+    this those to was were what when where which who whom whose why with would you list give
+    find name names known many much more most other others each both between same shared
+    common share path paths connect connected connects link links via through related relate
+    """.split()
+)
+MAX_SPAN_TOKENS = 10
+FUZZY_CUTOFF = 85.0
+FUZZY_WEIGHT = 0.85
+_TOKEN = re.compile(r"[^\s]+")
+_EDGE_PUNCT = '?!.,;()[]{}"“”‘’'
+
+#: A searcher maps left-over text to candidates (full-text index, vector index).
+Searcher = Callable[[str], list[Candidate]]
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    key: str
+
+
+class EntityLinker:
+    """Links names in text to graph nodes through a :class:`Lexicon` and optional searchers."""
+
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        *,
+        cue_words: Iterable[str] = (),
+        searchers: Iterable[Searcher] = (),
+    ) -> None:
+        self.lexicon = lexicon
+        self.ignored = STOP_WORDS | {name_key(w) for w in cue_words}
+        self.searchers = tuple(searchers)
+
+    def link(self, text: str, *, limit: int = 10) -> list[Candidate]:
+        """Candidates for ``text`` taken as one name (``biokg search``), best first."""
+        found = self._exact(text.strip())
+        if not found:
+            found = self._fuzzy(text)
+        if not found:
+            found = self._search(text)
+        return sorted(found, key=lambda c: (-c.score, c.id))[:limit]
+
+    def mentions(self, question: str) -> list[Mention]:
+        """Every entity mention in a question, left to right, each with its candidates."""
+        tokens = [
+            _Token(t, name_key(t)) for t in (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(question))
+        ]
+        tokens = [t for t in tokens if t.text]
+        spans = self._exact_spans(tokens)
+        covered = {i for start, end, _ in spans for i in range(start, end)}
+        spans += self._leftover_spans(tokens, covered)
+        spans.sort(key=lambda span: span[0])
+        return [
+            Mention(text=" ".join(t.text for t in tokens[s:e]), candidates=cands)
+            for s, e, cands in spans
+        ]
+
+    def _exact_spans(self, tokens: list[_Token]) -> list[tuple[int, int, list[Candidate]]]:
+        found: list[tuple[int, int, list[Candidate]]] = []
+        for start in range(len(tokens)):
+            for end in range(min(len(tokens), start + MAX_SPAN_TOKENS), start, -1):
+                if all(t.key in self.ignored or not t.key for t in tokens[start:end]):
+                    continue
+                text = " ".join(t.text for t in tokens[start:end])
+                candidates = self._exact(text)
+                if candidates:
+                    found.append((start, end, candidates))
+        found.sort(key=lambda s: (-(s[1] - s[0]), -max(c.score for c in s[2]), s[0]))
+        chosen: list[tuple[int, int, list[Candidate]]] = []
+        for span in found:
+            if all(span[1] <= s or span[0] >= e for s, e, _ in chosen):
+                chosen.append(span)
+        return chosen
+
+    def _leftover_spans(
+        self, tokens: list[_Token], covered: set[int]
+    ) -> list[tuple[int, int, list[Candidate]]]:
+        """Runs of words that are neither linked nor stop/cue words: typos, paraphrases."""
+        out = []
+        start = None
+        for i in range(len(tokens) + 1):
+            free = i < len(tokens) and i not in covered and tokens[i].key not in self.ignored
+            if free and start is None:
+                start = i
+            elif not free and start is not None:
+                run = " ".join(t.text for t in tokens[start:i])
+                if len(name_key(run)) >= 4:
+                    # a cue noun right after the run may be part of the name ("Marfn syndrome")
+                    extended = " ".join(t.text for t in tokens[start : min(i + 1, len(tokens))])
+                    fuzzy = max(
+                        (self._fuzzy(run), self._fuzzy(extended)),
+                        key=lambda found: max((c.score for c in found), default=0.0),
+                    )
+                    candidates = fuzzy or self._search(run)
+                    if candidates:
+                        out.append((start, i, candidates))
+                start = None
+        return out
+
+    def _exact(self, text: str) -> list[Candidate]:
+        lexicon = self.lexicon
+        node = lexicon.by_id.get(text.casefold())
+        if node is not None:
+            return [self._candidate(node, "id", text, RULE_SCORES["id"])]
+        best: dict[str, Candidate] = {}
+        for entry in lexicon.by_key.get(name_key(text), ()):
+            candidate = self._candidate(entry.id, entry.rule, entry.text, RULE_SCORES[entry.rule])
+            if entry.id not in best or candidate.score > best[entry.id].score:
+                best[entry.id] = candidate
+        return _top_tier(list(best.values()))
+
+    def _fuzzy(self, text: str) -> list[Candidate]:
+        key = name_key(text)
+        if len(key) < 4:
+            return []
+        hits = process.extract(
+            key, self.lexicon.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5
+        )
+        best: dict[str, Candidate] = {}
+        for matched, score, _ in hits:
+            for entry in self.lexicon.by_key[matched]:
+                weight = FUZZY_WEIGHT * score / 100 * RULE_SCORES[entry.rule]
+                candidate = self._candidate(entry.id, "fuzzy", entry.text, round(weight, 4))
+                if entry.id not in best or candidate.score > best[entry.id].score:
+                    best[entry.id] = candidate
+        return _top_tier(list(best.values()))
+
+    def _search(self, text: str) -> list[Candidate]:
+        found: dict[str, Candidate] = {}
+        for searcher in self.searchers:
+            for candidate in searcher(text):
+                if candidate.id in self.lexicon.nodes and (
+                    candidate.id not in found or candidate.score > found[candidate.id].score
+                ):
+                    found[candidate.id] = candidate
+        return sorted(found.values(), key=lambda c: -c.score)[:5]
+
+    def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
+        label, name = self.lexicon.nodes[node]
+        return Candidate(id=node, label=label, name=name, score=score, rule=rule, matched=matched)
+
+
+def _top_tier(candidates: list[Candidate], *, tolerance: float = 0.02) -> list[Candidate]:
+    """The candidates within ``tolerance`` of the best score: real ties stay ambiguous."""
+    if not candidates:
+        return []
+    top = max(c.score for c in candidates)
+    return sorted(
+        (c for c in candidates if c.score >= top - tolerance), key=lambda c: (-c.score, c.id)
+    )

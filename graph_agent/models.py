@@ -1,0 +1,117 @@
+"""The agent's public data: linked candidates, queries run, evidence, claims and the answer.
+
+Pydantic models, so the CLI's ``--json`` output, the API's responses and the stream's events
+share one shape. Raw query rows never appear here: the evidence graph holds what rows returned,
+the query log holds how they were obtained.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Candidate(_Model):
+    """A graph node a piece of text may mean, with how it was matched and a score in [0, 1]."""
+
+    id: str
+    label: str
+    name: str
+    score: float
+    rule: str = Field(description="id, xref, name, synonym, name-salt, fuzzy, fulltext, vector")
+    matched: str = Field(description="the node's name, synonym or id that matched")
+
+
+class Mention(_Model):
+    """A span of the question and the candidates it links to (several: ambiguous)."""
+
+    text: str
+    candidates: list[Candidate]
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.candidates) > 1
+
+
+class QueryRecord(_Model):
+    """One query the agent ran: text, parameters, rows returned and time."""
+
+    step: str
+    cypher: str
+    params: dict[str, Any]
+    rows: int
+    ms: float
+    error: str | None = None
+
+
+class EvidenceNode(_Model):
+    id: str
+    label: str
+    name: str | None = None
+
+
+class EvidenceEdge(_Model):
+    """A relationship a query returned, with the provenance a citation points at."""
+
+    id: str
+    type: str
+    subject: str
+    object: str
+    source: str
+    source_version: str
+    source_record: str
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvidenceView(_Model):
+    nodes: list[EvidenceNode]
+    edges: list[EvidenceEdge]
+
+
+class SourceRecord(_Model):
+    """Where one cited edge comes from."""
+
+    edge_id: str
+    source: str
+    source_version: str
+    source_record: str
+
+
+class Claim(_Model):
+    """One short statement and exactly the evidence it rests on."""
+
+    text: str
+    node_ids: list[str]
+    edge_ids: list[str]
+    sources: list[SourceRecord]
+    conflict: bool = False
+
+
+class Answer(_Model):
+    """What ``ask`` returns (CLI ``--json``, API ``/ask``)."""
+
+    question: str
+    status: Literal["answered", "not_found"]
+    summary: str
+    planner: str
+    claims: list[Claim]
+    answers: list[EvidenceNode] = Field(
+        description="the entities that answer the question, best first"
+    )
+    mentions: list[Mention]
+    evidence: EvidenceView
+    queries: list[QueryRecord]
+    timings: dict[str, float]
+    data_versions: list[dict[str, Any]]
+
+
+class StepEvent(_Model):
+    """One step of answering, yielded as it happens (the API streams these as SSE)."""
+
+    kind: Literal["linking", "plan", "query", "partial", "answer"]
+    data: dict[str, Any]

@@ -1,0 +1,118 @@
+"""Every agent read goes through one QueryRunner: budget, timeout, query log, evidence capture.
+
+The runner is per question. It counts queries, rows and time against a :class:`Budget`, records
+each query (text, parameters, rows, ms), feeds returned nodes and edges to the evidence graph,
+and keeps large intermediate results as named *handles*: a later query receives the ids as a
+parameter, and no prompt ever holds them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from biokg import cypher
+from biokg.errors import BiokgError, BudgetExceededError
+from biokg.graph_agent.evidence import EvidenceGraph
+from biokg.graph_agent.models import QueryRecord
+from biokg.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of the graph work for one question."""
+
+    max_queries: int = 24
+    max_rows: int = 5_000
+    max_seconds: float = 20.0
+    query_timeout_s: float = 10.0
+
+
+@dataclass
+class QueryRunner:
+    """Runs read queries for one question within its budget (see module docstring)."""
+
+    store: GraphStore
+    budget: Budget = field(default_factory=Budget)
+    evidence: EvidenceGraph = field(default_factory=EvidenceGraph)
+    log: list[QueryRecord] = field(default_factory=list)
+    handles: dict[str, list[str]] = field(default_factory=dict)
+    on_query: Callable[[QueryRecord], None] | None = None
+    _rows: int = 0
+    _started: float = field(default_factory=time.perf_counter)
+
+    def template(self, name: str, params: dict[str, Any], *, step: str) -> list[dict[str, Any]]:
+        """Run ``cypher/<name>.cypher`` with parameters."""
+        return self.run(cypher.load(name), params, step=step)
+
+    def run(
+        self, text: str, params: dict[str, Any], *, step: str, evidence: bool = True
+    ) -> list[dict[str, Any]]:
+        """Run one read query; its rows' nodes and edges join the evidence graph.
+
+        Raises:
+            BudgetExceededError: the question's query or time budget is spent.
+            StoreError: the engine rejected the query (recorded in the log first).
+        """
+        self._check_budget()
+        start = time.perf_counter()
+        try:
+            rows = self.store.read(text, params, timeout_s=self.budget.query_timeout_s)
+        except BiokgError as err:  # recorded, then re-raised unchanged
+            self._record(step, text, params, 0, start, error=str(err))
+            raise
+        rows = rows[: max(0, self.budget.max_rows - self._rows)]
+        self._rows += len(rows)
+        self._record(step, text, params, len(rows), start)
+        if evidence:
+            self.evidence.add_rows(rows)
+        return rows
+
+    def keep(self, name: str, ids: list[str]) -> str:
+        """Store ids under a handle name (passed to later queries as ``$<name>``)."""
+        self.handles[name] = list(dict.fromkeys(ids))
+        return name
+
+    @property
+    def graph_ms(self) -> float:
+        return sum(q.ms for q in self.log)
+
+    @property
+    def remaining_queries(self) -> int:
+        return self.budget.max_queries - len(self.log)
+
+    def _check_budget(self) -> None:
+        if len(self.log) >= self.budget.max_queries:
+            raise BudgetExceededError(
+                f"query budget spent ({self.budget.max_queries} queries for this question)"
+            )
+        if time.perf_counter() - self._started > self.budget.max_seconds:
+            raise BudgetExceededError(f"time budget spent ({self.budget.max_seconds:.0f} s)")
+
+    def _record(
+        self,
+        step: str,
+        text: str,
+        params: dict[str, Any],
+        rows: int,
+        start: float,
+        *,
+        error: str | None = None,
+    ) -> None:
+        record = QueryRecord(
+            step=step,
+            cypher=text,
+            params=params,
+            rows=rows,
+            ms=round((time.perf_counter() - start) * 1000, 2),
+            error=error,
+        )
+        log.debug("%s: %s rows in %.1f ms", step, rows, record.ms)
+        self.log.append(record)
+        if self.on_query is not None:
+            self.on_query(record)
