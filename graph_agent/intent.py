@@ -27,6 +27,7 @@ class Intent:
     kind: Kind
     relations: tuple[str, ...]
     target_labels: tuple[str, ...]
+    inverse: tuple[str, ...] = ()
 
 
 class QuestionReader:
@@ -36,6 +37,9 @@ class QuestionReader:
         self.schema = schema
         self._phrases = _vocabulary(
             (phrase, rel) for rel, spec in schema.types.items() for phrase in spec.phrases
+        )
+        self._inverse = _vocabulary(
+            (phrase, rel) for rel, spec in schema.types.items() for phrase in spec.inverse_phrases
         )
         self._nouns = _vocabulary(
             (noun, label) for label, spec in schema.labels.items() for noun in spec.nouns
@@ -61,7 +65,12 @@ class QuestionReader:
             kind = "shared"
         elif _PATH.search(text):
             kind = "path"
-        return Intent(kind=kind, relations=relations, target_labels=targets)
+        return Intent(
+            kind=kind,
+            relations=relations,
+            target_labels=targets,
+            inverse=_find(text, self._inverse),
+        )
 
 
 def _vocabulary(pairs) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +72,9 @@ class Lexicon:
             else:
                 self.by_key.setdefault(key, []).append(Entry(node, rule, text))
         self.fuzzy_keys: list[str] = sorted(k for k in self.by_key if len(k) >= 4)
+        self.word_counts: Counter[str] = Counter(w for k in self.by_key for w in k.split())
+        self.words: frozenset[str] = frozenset(self.word_counts)
+        self.word_list: list[str] = sorted(w for w in self.words if len(w) >= 4)
 
     @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:

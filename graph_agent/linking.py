@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import Candidate, Mention
@@ -34,9 +35,14 @@ STOP_WORDS = frozenset(
     common share path paths connect connected connects link links via through related relate
     """.split()
 )
-MAX_SPAN_TOKENS = 10
+MAX_SPAN_TOKENS = 24
 FUZZY_CUTOFF = 85.0
 FUZZY_WEIGHT = 0.85
+#: A word is read as another lexicon word at this similarity (optimal string alignment: one
+#: edit or swap in a four-letter word, two in an eight-letter one).
+SPELL_SIMILARITY = 0.75
+#: A known word this rare (uses in the lexicon) may still be a typo of a commoner word.
+RARE_WORD_COUNT = 3
 _TOKEN = re.compile(r"[^\s]+")
 _EDGE_PUNCT = '?!.,;()[]{}"“”‘’'
 
@@ -48,6 +54,8 @@ Searcher = Callable[[str], list[Candidate]]
 class _Token:
     text: str
     key: str
+    corrected: bool = False
+    alt: str = ""
 
 
 class EntityLinker:
@@ -75,10 +83,8 @@ class EntityLinker:
 
     def mentions(self, question: str) -> list[Mention]:
         """Every entity mention in a question, left to right, each with its candidates."""
-        tokens = [
-            _Token(t, name_key(t)) for t in (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(question))
-        ]
-        tokens = [t for t in tokens if t.text]
+        texts = (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(question))
+        tokens = [self._spelled(t) for t in texts if t]
         spans = self._exact_spans(tokens)
         covered = {i for start, end, _ in spans for i in range(start, end)}
         spans += self._leftover_spans(tokens, covered)
@@ -95,7 +101,17 @@ class EntityLinker:
                 if all(t.key in self.ignored or not t.key for t in tokens[start:end]):
                     continue
                 text = " ".join(t.text for t in tokens[start:end])
-                candidates = self._exact(text)
+                span = tokens[start:end]
+                candidates = self._exact(text, key=" ".join(t.key for t in span))
+                respelled = any(t.corrected for t in span)
+                if not candidates and end - start > 1 and any(t.alt != t.key for t in span):
+                    candidates = self._exact(text, key=" ".join(t.alt for t in span))
+                    respelled = True
+                if candidates and respelled:
+                    candidates = [
+                        c.model_copy(update={"rule": "fuzzy", "score": c.score * FUZZY_WEIGHT})
+                        for c in candidates
+                    ]
                 if candidates:
                     found.append((start, end, candidates))
         found.sort(key=lambda s: (-(s[1] - s[0]), -max(c.score for c in s[2]), s[0]))
@@ -130,13 +146,47 @@ class EntityLinker:
                 start = None
         return out
 
-    def _exact(self, text: str) -> list[Candidate]:
+    def _spelled(self, text: str) -> _Token:
+        """The token's key with unknown words respelled, and a respelling of known words too.
+
+        An unknown word is read as its closest lexicon word. A known word may still be a typo
+        of another ("neurla" is a gene synonym, "neural" was meant); that reading is kept as
+        ``alt`` and used only when it makes a longer name match.
+        """
+        words = name_key(text).split()
+        key, alt = [], []
+        for word in words:
+            if len(word) < 4 or word.isdigit() or word in self.ignored:
+                key.append(word)
+                alt.append(word)
+                continue
+            options = process.extract(
+                word,
+                self.lexicon.word_list,
+                scorer=OSA.normalized_similarity,
+                score_cutoff=SPELL_SIMILARITY,
+                limit=4,
+            )
+            others = sorted(
+                (o for o in options if o[0] != word),
+                key=lambda o: (-o[1], -self.lexicon.word_counts[o[0]], o[0]),
+            )
+            respelled = others[0][0] if others else word
+            counts = self.lexicon.word_counts
+            known = word in self.lexicon.words
+            key.append(word if known else respelled)
+            rare = counts[word] <= RARE_WORD_COUNT and counts[respelled] > counts[word]
+            alt.append(respelled if not known or rare else word)
+        joined = " ".join(key)
+        return _Token(text, joined, corrected=joined != " ".join(words), alt=" ".join(alt))
+
+    def _exact(self, text: str, *, key: str | None = None) -> list[Candidate]:
         lexicon = self.lexicon
         node = lexicon.by_id.get(text.casefold())
         if node is not None:
             return [self._candidate(node, "id", text, RULE_SCORES["id"])]
         best: dict[str, Candidate] = {}
-        for entry in lexicon.by_key.get(name_key(text), ()):
+        for entry in lexicon.by_key.get(key if key is not None else name_key(text), ()):
             candidate = self._candidate(entry.id, entry.rule, entry.text, RULE_SCORES[entry.rule])
             if entry.id not in best or candidate.score > best[entry.id].score:
                 best[entry.id] = candidate

@@ -13,7 +13,7 @@ from typing import Any
 
 from biokg.graph_agent.intent import Intent, QuestionReader
 from biokg.graph_agent.models import Mention
-from biokg.graph_agent.research import Relation
+from biokg.graph_agent.research import Chain, Relation
 from biokg.schema import GraphSchema
 
 
@@ -92,59 +92,110 @@ class DeterministicPlanner:
             for rel in intent.relations
             for label in (*self.schema.types[rel].from_labels, *self.schema.types[rel].to_labels)
         }
-        fitting = [c.id for c in mention.candidates if c.label in ends]
-        return fitting or [c.id for c in mention.candidates]
+        fitting = [c for c in mention.candidates if c.label in ends] or mention.candidates
+        # a tie between kinds: the asked-for kind is the answer, not the entity asked about
+        # ("Which drug is Phosphorus the label of?": Phosphorus the Label, not the Drug)
+        asked = [c for c in fitting if c.label not in intent.target_labels]
+        return [c.id for c in asked or fitting]
 
     def _relations(self, labels: set[str], intent: Intent) -> list[Relation]:
-        """One-hop relations from the seed labels that the question cues or asks for."""
+        """One-hop relations from the seed labels that the question cues or asks for.
+
+        Cued types that cannot touch the seed's label give way to every type that joins the
+        seed's label to an asked-for label ("Which label is <section> from?").
+        """
+        cued = self._typed(labels, intent, intent.relations)
+        if cued or not intent.target_labels:
+            return cued
+        return self._typed(labels, intent, tuple(self.schema.types), targets_only=True)
+
+    def _typed(
+        self,
+        labels: set[str],
+        intent: Intent,
+        types: tuple[str, ...],
+        *,
+        targets_only: bool = False,
+    ) -> list[Relation]:
         targets = set(intent.target_labels)
         out = []
-        types = (intent.relations or tuple(self.schema.types)) if targets else intent.relations
         for rel in types:
             spec = self.schema.types[rel]
-            for outgoing, here, there in (
+            ends = (
                 (True, spec.from_labels, spec.to_labels),
                 (False, spec.to_labels, spec.from_labels),
-            ):
+            )
+            for outgoing, here, there in ends:
                 if not labels & set(here):
                     continue
-                wanted = tuple(sorted(set(there) & targets)) if targets & set(there) else ()
-                if targets and not wanted and not intent.relations:
+                wanted = tuple(sorted(set(there) & targets))
+                if targets_only and not wanted:
                     continue
                 out.append(Relation(rel, outgoing, wanted or tuple(sorted(there))))
-        return _undirected_when_symmetric(out)
+        if any(set(r.labels) & targets for r in out):  # the asked-for kind of answer first
+            out = [r for r in out if set(r.labels) & targets]
+        return self._directed(out, intent)
 
-    def _chain(self, labels: set[str], intent: Intent) -> tuple[str, str, str, str] | None:
-        """The two-type chain using two cued types that ends at the first asked-for label."""
-        if len(intent.relations) < 2 or not intent.target_labels:
+    def _directed(self, relations: list[Relation], intent: Intent) -> list[Relation]:
+        """Both directions of a label-to-itself type: one group, or the asked direction.
+
+        A type with ``inverse_phrases`` in schema/ is directed: its inverse phrases ask for the
+        subjects (``subtypes of X``), anything else for the objects (``X is a kind of``).
+        """
+        out: dict[tuple[str, tuple[str, ...]], Relation] = {}
+        for r in relations:
+            key = (r.type, r.labels)
+            if key not in out:
+                out[key] = r
+                continue
+            if self.schema.types[r.type].inverse_phrases:
+                out[key] = Relation(r.type, r.type not in intent.inverse, r.labels)
+            else:
+                out[key] = Relation(r.type, None, r.labels)
+        return list(out.values())
+
+    def _chain(self, labels: set[str], intent: Intent) -> Chain | None:
+        """The best two-hop chain over two different cued types, scored by asked-for labels.
+
+        When the question names kinds of entities, the chain's middle must be one of them (``the
+        phenotypes of the diseases associated with TP53``) and an end it names scores higher;
+        without two cued types there is no chain.
+        """
+        if len(intent.relations) < 2:
             return None
-        target = intent.target_labels[0]
-        best: tuple[int, tuple[str, str, str, str]] | None = None
+        targets = intent.target_labels
+        best: tuple[int, Chain] | None = None
         for first in intent.relations:
-            for via in _other_ends(self.schema, first, labels):
+            for first_out, via in self._hops(first, labels, intent):
                 for second in intent.relations:
-                    if second == first or target not in _other_ends(self.schema, second, {via}):
+                    if second == first:
                         continue
-                    score = (via in intent.target_labels) * 2 + 1
-                    if best is None or score > best[0]:
-                        best = (score, (first, via, second, target))
+                    for second_out, end in self._hops(second, {via}, intent):
+                        if targets and via not in targets:
+                            continue  # a chain needs its middle named, or no names at all
+                        score = 1 + 2 * (end in targets) + (bool(targets) and end == targets[0])
+                        chain = Chain(first, first_out, via, second, second_out, end)
+                        if score and (best is None or score > best[0]):
+                            best = (score, chain)
         return best[1] if best else None
 
-
-def _other_ends(schema: GraphSchema, rel: str, labels: set[str]) -> set[str]:
-    spec = schema.types[rel]
-    out: set[str] = set()
-    if labels & set(spec.from_labels):
-        out |= set(spec.to_labels)
-    if labels & set(spec.to_labels):
-        out |= set(spec.from_labels)
-    return out
-
-
-def _undirected_when_symmetric(relations: list[Relation]) -> list[Relation]:
-    """A type that joins a label to itself in both directions is asked as one undirected group."""
-    seen: dict[tuple[str, tuple[str, ...]], Relation] = {}
-    for r in relations:
-        key = (r.type, r.labels)
-        seen[key] = Relation(r.type, None, r.labels) if key in seen else r
-    return list(seen.values())
+    def _hops(self, rel: str, labels: set[str], intent: Intent) -> list[tuple[bool | None, str]]:
+        """(direction, far label) for each way ``rel`` leaves ``labels``."""
+        spec = self.schema.types[rel]
+        out: dict[str, set[bool]] = {}
+        for outgoing, here, there in (
+            (True, spec.from_labels, spec.to_labels),
+            (False, spec.to_labels, spec.from_labels),
+        ):
+            if labels & set(here):
+                for label in there:
+                    out.setdefault(label, set()).add(outgoing)
+        hops = []
+        for label, directions in sorted(out.items()):
+            if len(directions) == 1:
+                hops.append((directions.pop(), label))
+            elif spec.inverse_phrases:
+                hops.append((rel not in intent.inverse, label))
+            else:
+                hops.append((None, label))
+        return hops

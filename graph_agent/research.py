@@ -29,6 +29,18 @@ class Relation:
     labels: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Chain:
+    """Two hops: seed -first- via label -second- target label, each hop with its direction."""
+
+    first: str
+    first_out: bool | None
+    via: str
+    second: str
+    second_out: bool | None
+    target: str
+
+
 @dataclass
 class Finding:
     """An entity reached from a seed, and the evidence ids that connect them."""
@@ -120,10 +132,10 @@ class DepthSearch(ResearchStep):
         runner: QueryRunner,
         *,
         seeds: list[str],
-        chain: tuple[str, str, str, str] | None = None,
+        chain: Chain | None = None,
         target: str | None = None,
     ) -> StepResult:
-        """``chain`` = (first type, via label, second type, target label); ``target`` = an id."""
+        """Follow ``chain`` from each seed, or find the shortest path to the node ``target``."""
         findings: list[Finding] = []
         if target is not None:
             for seed in seeds:
@@ -131,19 +143,21 @@ class DepthSearch(ResearchStep):
             return StepResult(self.name, findings)
         if chain is None:
             raise ValueError("DepthSearch needs a chain or a target")
-        first, via, second, label = chain
+        relation = f"{chain.first}>{chain.second}"
         for seed in seeds:
             rows = runner.template(
                 "agent_chain",
                 {
                     "seed": seed,
-                    "first": first,
-                    "via": via,
-                    "second": second,
-                    "target": label,
+                    "first": chain.first,
+                    "first_out": chain.first_out,
+                    "via": chain.via,
+                    "second": chain.second,
+                    "second_out": chain.second_out,
+                    "target": chain.target,
                     "limit": self.rows,
                 },
-                step=f"depth:{first}>{second}",
+                step=f"depth:{relation}",
             )
             for row in rows:
                 paths = row["paths"]
@@ -151,7 +165,7 @@ class DepthSearch(ResearchStep):
                     Finding(
                         node=row["node"]["id"],
                         seed=seed,
-                        relation=f"{first}>{second}",
+                        relation=relation,
                         edge_ids=[e for p in paths for e in (p["first"]["id"], p["second"]["id"])],
                         via=[p["via"]["id"] for p in paths],
                         support=row["support"],

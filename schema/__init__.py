@@ -65,6 +65,7 @@ class RelationshipSpec(_Strict):
     properties: dict[str, PropertyType]
     qualifiers: tuple[str, ...]
     phrases: tuple[str, ...]
+    inverse_phrases: tuple[str, ...]
     questions: QuestionWordings
 
     @model_validator(mode="after")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from biokg.cli import build, db, export, resolve, status
+from biokg.cli import agent, build, db, export, resolve, serve, status
 
 app = typer.Typer(
     help="biokg: a biomedical knowledge graph with provenance on every node and edge.",
@@ -14,6 +14,10 @@ app = typer.Typer(
 app.command("build")(build.build_command)
 app.command("status")(status.status_command)
 app.command("resolve")(resolve.resolve_command)
+app.command("ask")(agent.ask_command)
+app.command("search")(agent.search_command)
+app.command("eval")(agent.eval_command)
+app.command("serve")(serve.serve_command)
 app.add_typer(db.app, name="db")
 app.add_typer(export.app, name="export")
 app.add_typer(status.schema_app, name="schema")

@@ -1,0 +1,109 @@
+"""``biokg ask``, ``biokg search`` and ``biokg eval``: the graph agent from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from biokg.cli import console, handle_errors
+from biokg.graph_agent import evaluation
+from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.models import Answer
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+
+def _agent(store: GraphStore, settings: Settings) -> GraphAgent:
+    from biokg.graph_agent.llm import LLMResearcher
+
+    return GraphAgent.connect(store, settings, researcher=LLMResearcher.from_settings(settings))
+
+
+@handle_errors
+def ask_command(
+    question: str = typer.Argument(..., help="A question about the graph, in plain words."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole answer as JSON."),
+    explain: bool = typer.Option(False, "--explain", help="Also print linking and each query."),
+) -> None:
+    """Answer a question from the graph; every claim cites node ids, edge ids and source records."""
+    settings = Settings.from_env()
+    with GraphStore.connect(settings) as store:
+        answer = _agent(store, settings).ask(question)
+    if as_json:
+        print(answer.model_dump_json(indent=2))
+        return
+    _print_answer(answer, explain=explain)
+
+
+@handle_errors
+def search_command(
+    text: str = typer.Argument(..., help="A name, synonym, brand name, id or description."),
+    limit: int = typer.Option(10, "--limit", "-n"),
+    output: str = typer.Option("table", "--output", "-o", help="table or json"),
+) -> None:
+    """Entity linking: the nodes ``text`` may mean, scored; ambiguous text lists them all."""
+    settings = Settings.from_env()
+    with GraphStore.connect(settings) as store:
+        candidates = GraphAgent.connect(store, settings).linker.link(text, limit=limit)
+    if output == "json":
+        print(json.dumps([c.model_dump() for c in candidates], indent=2))
+        return
+    table = Table("id", "label", "name", "score", "rule", "matched", title=repr(text))
+    for c in candidates:
+        table.add_row(c.id, c.label, c.name, f"{c.score:.3f}", c.rule, c.matched)
+    console.print(table if candidates else f"nothing in the graph matches {text!r}")
+
+
+@handle_errors
+def eval_command(
+    per_relation: int = typer.Option(8, "--per-relation", help="Seeds per type and direction."),
+    seed: int = typer.Option(7, "--seed", help="Random seed (the question set is reproducible)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+) -> None:
+    """Ask questions generated from the graph (gold answers from the graph) and score them."""
+    settings = Settings.from_env()
+    with GraphStore.connect(settings) as store:
+        agent = _agent(store, settings)
+        questions = evaluation.generate(agent, per_relation=per_relation, seed=seed)
+        columns = (TextColumn("asking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console, transient=True) as bars:
+            task = bars.add_task("asking", total=len(questions))
+            report = evaluation.run(
+                agent, questions, progress=lambda done, _: bars.update(task, completed=done)
+            )
+    metrics = report.metrics()
+    if as_json:
+        print(json.dumps(metrics, indent=2))
+        return
+    table = Table("set", "metric", "value", title=f"biokg eval ({len(questions)} questions)")
+    for group, values in metrics.items():
+        for name, value in values.items():
+            table.add_row(group, name, f"{value:.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
+
+
+def _print_answer(answer: Answer, *, explain: bool) -> None:
+    if explain:
+        for m in answer.mentions:
+            found = ", ".join(f"{c.id} {c.name} ({c.rule} {c.score:.2f})" for c in m.candidates)
+            console.print(f"[dim]linked[/] {m.text!r} → {found}", highlight=False)
+        for q in answer.queries:
+            console.print(f"[dim]query[/] {q.step}: {q.rows} rows, {q.ms:.1f} ms", highlight=False)
+            console.print(f"[dim]{q.cypher.strip()}\n{json.dumps(q.params)}[/]", highlight=False)
+    console.print(answer.summary, highlight=False)
+    for i, claim in enumerate(answer.claims, 1):
+        console.print(f"[{i}] {claim.text}", highlight=False)
+        for s in claim.sources:
+            console.print(
+                f"    edge {s.edge_id}: {s.source} {s.source_version} {s.source_record[:120]}",
+                highlight=False,
+            )
+    versions = ", ".join(f"{v['source']} {v['version']}" for v in answer.data_versions)
+    console.print(
+        f"[dim]{answer.planner} planner · {len(answer.queries)} queries · graph "
+        f"{answer.timings['graph_ms']:.0f} ms · data: {versions}[/]",
+        highlight=False,
+    )

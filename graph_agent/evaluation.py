@@ -1,0 +1,287 @@
+"""``biokg eval``: questions generated from the graph itself, gold answers taken from the graph.
+
+* **one-hop**: for each relationship type in the graph and each direction schema/ words a
+  question for, sampled seeds asked in every wording of ``questions`` in schema/, with name
+  variants (as stored, lower case, upper case, one typo, a brand name for drugs); gold = the
+  seed's positive neighbours over that type and direction. A name several nodes share is
+  ambiguous by itself, so gold is the union over every node with that exact name.
+* **two-hop**: a chain of two types (``describe_*`` of the first nested in a question of the
+  second: "What are the phenotypes of the diseases associated with TP53?"); gold = the ends.
+* **unanswerable**: invented drug-like names, and real entities asked a relationship their
+  label cannot have; the right answer is "not found in the graph".
+
+Metrics: Hit@1, Hit@5, MRR, abstention on unanswerable, citation precision (cited ids in the
+evidence graph and on the claim's path), citations in evidence (must be 100%), variant spread
+(max - min Hit@1 over name variants, in points) and graph-work latency p50/p95.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from biokg import cypher
+from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.models import Answer
+from biokg.ingest.identity import name_key
+from biokg.schema import GraphSchema
+
+SAMPLE_EDGES = 3_000
+_SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")
+_ENDINGS = ("inol", "axide", "umab", "otrex", "azine")
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    kind: str  # one_hop | two_hop | unanswerable
+    text: str
+    gold: frozenset[str]
+    variant: str  # stored | lower | upper | typo | brand | none
+    relation: str
+
+
+@dataclass
+class EvalResult:
+    question: EvalQuestion
+    answer: Answer
+
+    @property
+    def rank(self) -> int | None:
+        ids = [n.id for n in self.answer.answers]
+        return next((i + 1 for i, node in enumerate(ids) if node in self.question.gold), None)
+
+
+@dataclass
+class EvalReport:
+    results: list[EvalResult] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for kind in ("one_hop", "two_hop"):
+            rows = [r for r in self.results if r.question.kind == kind]
+            if rows:
+                out[kind] = _ranking(rows) | {"variant_spread_points": _spread(rows)}
+        rows = [r for r in self.results if r.question.kind == "unanswerable"]
+        if rows:
+            abstained = sum(r.answer.status == "not_found" for r in rows)
+            out["unanswerable"] = {"questions": len(rows), "abstention": abstained / len(rows)}
+        answers = [r.answer for r in self.results]
+        graph_ms = sorted(a.timings["graph_ms"] for a in answers)
+        out["all"] = {
+            "questions": len(answers),
+            "citations_in_evidence": _in_evidence(answers),
+            "citation_precision": _citation_precision(answers),
+            "graph_ms_p50": _percentile(graph_ms, 50),
+            "graph_ms_p95": _percentile(graph_ms, 95),
+            "total_ms_p50": _percentile(sorted(a.timings["total_ms"] for a in answers), 50),
+        }
+        return out
+
+
+def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list[EvalQuestion]:
+    """Questions with gold answers from the graph (see module docstring); deterministic."""
+    rng = random.Random(seed)
+    schema = agent.schema
+    questions: list[EvalQuestion] = []
+    edges = {rel: _sample_edges(agent, rel) for rel in sorted(schema.types)}
+    for rel, rows in edges.items():
+        wordings = schema.types[rel].questions
+        for outgoing, templates in ((True, wordings.forward), (False, wordings.inverse)):
+            seeds = _distinct(rows, "subject" if outgoing else "object", rng, per_relation)
+            for node, name in seeds:
+                gold = _gold(agent, name, rel, outgoing)
+                for variant, text in _variants(agent, node, name, rng):
+                    template = rng.choice(templates)
+                    questions.append(
+                        EvalQuestion("one_hop", template.format(name=text), gold, variant, rel)
+                    )
+    questions += _two_hop(agent, edges, rng, per_relation)
+    questions += _unanswerable(schema, edges, rng, per_relation)
+    return questions
+
+
+def run(
+    agent: GraphAgent,
+    questions: list[EvalQuestion],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> EvalReport:
+    report = EvalReport()
+    for i, question in enumerate(questions):
+        report.results.append(EvalResult(question, agent.ask(question.text)))
+        if progress:
+            progress(i + 1, len(questions))
+    return report
+
+
+def _sample_edges(agent: GraphAgent, rel: str) -> list[dict]:
+    agent.schema.relationship(rel)  # only a type declared in schema/ reaches the query text
+    text = cypher.load("eval_sample_edges").replace("__TYPE__", rel)
+    return agent.store.read(text, {"limit": SAMPLE_EDGES})
+
+
+def _distinct(rows: list[dict], end: str, rng: random.Random, k: int) -> list[tuple[str, str]]:
+    nodes = sorted({(r[end], r[f"{end}_name"]) for r in rows})
+    return rng.sample(nodes, min(k, len(nodes)))
+
+
+def _same_name(agent: GraphAgent, name: str) -> list[str]:
+    entries = agent.linker.lexicon.by_key.get(name_key(name), [])
+    return sorted({e.id for e in entries if e.rule == "name"})
+
+
+def _gold(agent: GraphAgent, name: str, rel: str, outgoing: bool) -> frozenset[str]:
+    rows = agent.store.read(
+        cypher.load("eval_neighbours"),
+        {"ids": _same_name(agent, name), "type": rel, "outgoing": outgoing},
+    )
+    return frozenset(n for r in rows for n in r["neighbours"])
+
+
+def _variants(
+    agent: GraphAgent, node: str, name: str, rng: random.Random
+) -> Iterator[tuple[str, str]]:
+    yield "stored", name
+    yield "lower", name.lower()
+    yield "upper", name.upper()
+    if len(name) >= 8:
+        yield "typo", _typo(name, rng)
+    if node.startswith("CHEMBL") or agent.linker.lexicon.label(node) == "Drug":
+        rows = agent.store.read(cypher.load("eval_drug_names"), {"ids": [node]})
+        brands = sorted(b for r in rows for b in r["brands"] or [])
+        unique = [b for b in brands if _links_only_to(agent, b, node)]
+        if unique:
+            yield "brand", rng.choice(unique)
+
+
+def _links_only_to(agent: GraphAgent, text: str, node: str) -> bool:
+    return {e.id for e in agent.linker.lexicon.by_key.get(name_key(text), [])} == {node}
+
+
+def _typo(name: str, rng: random.Random) -> str:
+    """One adjacent swap inside a word of four or more letters (keeps the first letter)."""
+    spots = [i for i in range(1, len(name) - 2) if name[i : i + 2].isalpha()]
+    i = rng.choice(spots) if spots else 1
+    return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
+
+
+def _two_hop(
+    agent: GraphAgent, edges: dict[str, list[dict]], rng: random.Random, k: int
+) -> list[EvalQuestion]:
+    """Chains first(seed→via) then second(via→end), seeds from the first type's sample."""
+    schema = agent.schema
+    out = []
+    for first, rows in edges.items():
+        for second, second_rows in edges.items():
+            if first == second or not rows or not second_rows:
+                continue
+            via_labels = {r["object_label"] for r in rows}
+            if not via_labels & {r["subject_label"] for r in second_rows}:
+                continue
+            describe = schema.types[first].questions.describe_forward
+            templates = schema.types[second].questions.forward
+            for node, name in _distinct(rows, "subject", rng, max(1, k // 2)):
+                via = _gold(agent, name, first, True)
+                ends = agent.store.read(
+                    cypher.load("eval_neighbours"),
+                    {"ids": sorted(via), "type": second, "outgoing": True},
+                )
+                gold = frozenset(n for r in ends for n in r["neighbours"]) - {node}
+                if gold:
+                    text = rng.choice(templates).format(name=describe.format(name=name))
+                    out.append(EvalQuestion("two_hop", text, gold, "stored", f"{first}>{second}"))
+    return out
+
+
+def _unanswerable(
+    schema: GraphSchema, edges: dict[str, list[dict]], rng: random.Random, k: int
+) -> list[EvalQuestion]:
+    out = []
+    present = [rel for rel, rows in edges.items() if rows]
+    for _ in range(k * 2):
+        rel = rng.choice(present)
+        invented = "".join(rng.choice(_SYLLABLES) for _ in range(2)) + rng.choice(_ENDINGS)
+        text = rng.choice(schema.types[rel].questions.forward).format(name=invented.title())
+        out.append(EvalQuestion("unanswerable", text, frozenset(), "none", rel))
+    for rel in present:
+        spec = schema.types[rel]
+        answers = set(spec.to_labels)
+        reachable = {  # labels some type joins to this type's answer labels: answerable
+            label
+            for other in schema.types.values()
+            for here, there in (
+                (other.from_labels, other.to_labels),
+                (other.to_labels, other.from_labels),
+            )
+            if answers & set(there)
+            for label in here
+        }
+        other = {
+            (r["subject"], r["subject_name"])
+            for rows in edges.values()
+            for r in rows[:200]
+            if r["subject_label"] not in reachable
+        }
+        for _, name in rng.sample(sorted(other), min(2, len(other))):
+            text = rng.choice(spec.questions.forward).format(name=name)
+            out.append(EvalQuestion("unanswerable", text, frozenset(), "none", rel))
+    return out
+
+
+def _ranking(rows: list[EvalResult]) -> dict[str, float]:
+    ranks = [r.rank for r in rows]
+    return {
+        "questions": len(rows),
+        "hit@1": sum(r == 1 for r in ranks) / len(rows),
+        "hit@5": sum(r is not None and r <= 5 for r in ranks) / len(rows),
+        "mrr": sum(1 / r for r in ranks if r) / len(rows),
+    }
+
+
+def _spread(rows: list[EvalResult]) -> float:
+    by_variant: dict[str, list[EvalResult]] = defaultdict(list)
+    for r in rows:
+        by_variant[r.question.variant].append(r)
+    hits = [_ranking(v)["hit@1"] for v in by_variant.values() if len(v) >= 5]
+    return round((max(hits) - min(hits)) * 100, 2) if hits else 0.0
+
+
+def _in_evidence(answers: list[Answer]) -> float:
+    cited = in_graph = 0
+    for a in answers:
+        nodes = {n.id for n in a.evidence.nodes}
+        edges = {e.id for e in a.evidence.edges}
+        for claim in a.claims:
+            cited += len(claim.node_ids) + len(claim.edge_ids)
+            in_graph += sum(i in nodes for i in claim.node_ids)
+            in_graph += sum(i in edges for i in claim.edge_ids)
+    return in_graph / cited if cited else 1.0
+
+
+def _citation_precision(answers: list[Answer]) -> float:
+    """Cited ids in the evidence graph whose edges join the claim's own nodes (its path)."""
+    cited = good = 0
+    for a in answers:
+        edges = {e.id: e for e in a.evidence.edges}
+        for claim in a.claims:
+            path = set(claim.node_ids)
+            cited += len(claim.node_ids) + len(claim.edge_ids)
+            touched = set()
+            for edge_id in claim.edge_ids:
+                edge = edges.get(edge_id)
+                if edge and edge.subject in path and edge.object in path:
+                    good += 1
+                    touched |= {edge.subject, edge.object}
+            good += len(path & touched)
+    return good / cited if cited else 1.0
+
+
+def _percentile(values: list[float], q: int) -> float:
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return values[0]
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 2)
