@@ -55,3 +55,7 @@ class AgentInputError(BiokgError):
 
 class LLMError(RetryableError):
     """The LLM endpoint failed or answered something the planner cannot use."""
+
+
+class EmbeddingError(BiokgError):
+    """Embeddings cannot be made or searched (model missing, wrong dimensions, bad cache)."""

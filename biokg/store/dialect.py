@@ -46,6 +46,10 @@ class Dialect:
     def vector_index_name(self, label: str) -> str:
         return f"{label.lower()}_embedding"
 
+    def fulltext_index_names(self, schema: GraphSchema, label: str) -> list[str]:
+        """Every full-text index over a label's ``fulltext`` properties (one on Neo4j)."""
+        return [self.fulltext_index_name(label)] if schema.label(label).fulltext else []
+
     def fulltext_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         out = []
         for label, spec in sorted(schema.labels.items()):
@@ -85,6 +89,10 @@ class ArcadeDialect(Dialect):
 
     def vector_index_name(self, label: str) -> str:
         return f"{label}[embedding]"
+
+    def fulltext_index_names(self, schema: GraphSchema, label: str) -> list[str]:
+        # One index per single-string property, e.g. Gene[name] and Gene[symbol].
+        return [f"{label}[{prop}]" for prop in _fulltext_strings(schema, label)]
 
     def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         # ArcadeDB indexes only declared properties; the types exist once constraints ran.
