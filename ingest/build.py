@@ -17,7 +17,12 @@ from types import ModuleType
 import polars as pl
 
 from biokg.errors import BiokgError
-from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
+from biokg.ingest.identity import (
+    MergeReport,
+    known_drugs,
+    resolve_drug_records,
+    resolve_named_edges,
+)
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import Fetched, chembl, go, hpo, openfda
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
@@ -145,15 +150,25 @@ def resolve_identities(
     """Put each source's Drug records onto the drugs already known (``known``: the graph's).
 
     Sources are resolved in build order, so a later source (openFDA) merges onto the nodes of
-    an earlier one (ChEMBL) even before either is written.
+    an earlier one (ChEMBL) even before either is written. Then the source's edges that know a
+    drug only by name (FAERS reports) are resolved against every drug known at that point,
+    its own included, and validated again.
+
+    Raises:
+        RecordValidationError: a resolved edge breaks the schema.
     """
     schema = load_schema()
     out = []
     for plan, records in prepared:
-        records, report = resolve_drug_records(records, known, schema, source=plan.release.source)
+        source = plan.release.source
+        records, report = resolve_drug_records(records, known, schema, source=source)
         if report.drugs:
-            log.info("%s identity: %s", plan.name, report.as_dict())
             known = pl.concat([known, records.nodes["Drug"]], how="diagonal_relaxed")
+        if records.named_edges:
+            records = resolve_named_edges(records, known, schema, report=report)
+            validate(records, schema, source=source)
+        if report.drugs or report.names.mentions:
+            log.info("%s identity: %s", plan.name, report.as_dict())
         out.append((plan, records, report))
     return out
 

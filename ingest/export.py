@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from biokg.errors import RecordValidationError
 from biokg.ingest.records import Records
 from biokg.schema import GraphSchema
 
@@ -31,6 +32,11 @@ def merge_records(loads: list[Records]) -> Records:
     """Combine sources' records in build order: one row per node id, the last source winning
     (as in the graph, where a later load updates the node; drug identity has already merged)."""
     merged = Records()
+    if any(records.named_edges for records in loads):
+        raise RecordValidationError(
+            "export: some edges still name their drugs; resolve identities first "
+            "(biokg.ingest.build.resolve_identities)"
+        )
     for kind in ("nodes", "stubs", "edges"):
         frames: dict[str, list[pl.DataFrame]] = {}
         for records in loads:

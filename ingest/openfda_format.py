@@ -14,8 +14,8 @@ raw records) and raises :class:`~biokg.errors.SourceFormatError` naming the file
   records' ``openfda`` block to one row per label, :func:`sections_frame` to one row per
   LOINC-coded section.
 * drug/event FAERS reports (https://open.fda.gov/apis/drug/event/), one JSON object per file or
-  ``{"results": [...]}`` (:func:`event_reports`); :func:`events` counts reports per
-  (drug, reaction).
+  ``{"results": [...]}`` (:func:`event_reports`); :func:`events` lists each report's
+  (drug, reaction) pairs, :func:`adverse_event_id` names a reaction by MedDRA code or term.
 
 Licence of the data: CC0 (https://open.fda.gov/license/).
 """
@@ -23,7 +23,9 @@ Licence of the data: CC0 (https://open.fda.gov/license/).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from urllib.parse import quote
 
 import polars as pl
 
@@ -211,25 +213,101 @@ def event_reports(path: Path) -> list[dict]:
     return reports
 
 
+#: drug/event ``drugcharacterization``: 1 suspect, 2 concomitant, 3 interacting
+#: (https://open.fda.gov/apis/drug/event/searchable-fields/)
+DRUG_CHARACTERIZATION = {"1": "suspect", "2": "concomitant", "3": "interacting"}
+SUSPECT = frozenset({"1", "3"})
+MEDDRA_CODE = re.compile(r"\d{8}")  # MedDRA codes are 8 digits (https://www.meddra.org/)
+_EVENT_SCHEMA = {
+    "source_record": pl.String,
+    "drug": pl.String,
+    "uniis": pl.List(pl.String),
+    "suspect": pl.Boolean,
+    "reaction": pl.String,
+}
+
+
 def events(path: Path) -> pl.DataFrame:
-    """Report counts per (drug, reaction); a drug listed twice in one report counts once."""
+    """One row per (report, drug, reaction) a FAERS file states, before any counting.
+
+    ``drug`` is the ``medicinalproduct`` text, ``uniis`` its ``openfda.unii`` codes where the
+    report went through openFDA's harmonization; a drug listed twice in one report is one row,
+    ``suspect`` when any listing says suspect or interacting (:data:`SUSPECT`).
+
+    Raises:
+        SourceFormatError: a report lacks ``safetyreportid``/``patient``, or a field has the
+            wrong type (file, report and field named).
+    """
     rows = []
     for report in event_reports(path):
         report_id = report.get("safetyreportid")
         patient = report.get("patient")
-        if not report_id or not isinstance(patient, dict):
+        if not isinstance(report_id, str) or not report_id or not isinstance(patient, dict):
             raise SourceFormatError(f"{path}: report {report_id!r} lacks safetyreportid/patient")
-        reactions = {r.get("reactionmeddrapt") for r in patient.get("reaction", [])} - {None}
-        drugs = {}
-        for drug in patient.get("drug", []):
-            uniis = tuple(sorted((drug.get("openfda") or {}).get("unii", [])))
-            drugs[(drug.get("medicinalproduct"), uniis)] = None
-        for name, uniis in drugs:
-            for reaction in sorted(reactions):
-                rows.append((name, list(uniis), reaction, f"{path.name}#{report_id}"))
-    schema = {"drug": pl.String, "uniis": pl.List(pl.String), "reaction": pl.String}
-    frame = pl.DataFrame(rows, schema=schema | {"source_record": pl.String}, orient="row")
-    return frame.group_by("drug", "uniis", "reaction", maintain_order=True).agg(
-        pl.len().cast(pl.Int64).alias("report_count"),
-        pl.col("source_record").unique(maintain_order=True).str.join(","),
-    )
+        where = f"{path}: report {report_id}"
+        reactions = sorted({_reaction(r, where) for r in _list(patient, "reaction", where)})
+        drugs: dict[tuple[str | None, tuple[str, ...]], bool] = {}
+        for drug in _list(patient, "drug", where):
+            key, role = _drug(drug, where)
+            drugs[key] = drugs.get(key, False) or role in SUSPECT
+        record = f"{path.name}#{report_id}"
+        for (name, uniis), suspect in drugs.items():
+            rows += [(record, name, list(uniis), suspect, r) for r in reactions]
+    return pl.DataFrame(rows, schema=_EVENT_SCHEMA, orient="row")
+
+
+def adverse_event_id(reaction: str) -> str:
+    """CURIE of a reaction: ``MEDDRA:<code>`` for a MedDRA code, else ``MEDDRA.PT:<term>``.
+
+    A term is upper-cased, its words joined by ``_`` and percent-encoded outside ``A-Z0-9-.``,
+    so distinct terms keep distinct ids (docs/decisions/0005-adverse-event-terms.md).
+
+    >>> adverse_event_id("Crohn's  disease")
+    'MEDDRA.PT:CROHN%27S_DISEASE'
+    >>> adverse_event_id("10002855")
+    'MEDDRA:10002855'
+    """
+    text = reaction.strip()
+    if MEDDRA_CODE.fullmatch(text):
+        return f"MEDDRA:{text}"
+    words = [
+        quote(w, safe="-.").replace("_", "%5F").replace("~", "%7E") for w in text.upper().split()
+    ]
+    if not words:
+        raise ValueError(f"empty MedDRA reaction term {reaction!r}")
+    return "MEDDRA.PT:" + "_".join(words)
+
+
+def _list(parent: dict, field: str, where: str) -> list[dict]:
+    value = parent.get(field, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise SourceFormatError(f"{where}: field {field!r} must be a list of objects")
+    return value
+
+
+def _reaction(reaction: dict, where: str) -> str:
+    term = reaction.get("reactionmeddrapt")
+    if not isinstance(term, str) or not term.strip():
+        raise SourceFormatError(
+            f"{where}: field 'reactionmeddrapt' must be a MedDRA term or code, found {term!r:.60}"
+        )
+    return " ".join(term.split())
+
+
+def _drug(drug: dict, where: str) -> tuple[tuple[str | None, tuple[str, ...]], str | None]:
+    """((medicinalproduct, UNIIs), drugcharacterization) of one drug listing."""
+    name, role = drug.get("medicinalproduct"), drug.get("drugcharacterization")
+    uniis = (drug.get("openfda") or {}).get("unii", [])
+    if name is not None and not isinstance(name, str):
+        raise SourceFormatError(
+            f"{where}: field 'medicinalproduct' must be a string, found {type(name).__name__}"
+        )
+    if role is not None and role not in DRUG_CHARACTERIZATION:
+        raise SourceFormatError(
+            f"{where}: field 'drugcharacterization' must be one of "
+            f"{sorted(DRUG_CHARACTERIZATION)}, found {role!r}"
+        )
+    if not isinstance(uniis, list) or not all(isinstance(u, str) for u in uniis):
+        raise SourceFormatError(f"{where}: field 'openfda.unii' must be a list of strings")
+    name = " ".join(name.split()) if name else None
+    return (name or None, tuple(sorted(set(uniis)))), role

@@ -9,6 +9,11 @@ Edge identity is deterministic: ``id = sha1(source, subject, type, object, quali
 unchanged source yields byte-identical records and one edge per source for the same assertion.
 Records that assert the same edge (several GAF lines with different evidence codes, say) are
 merged: list properties are unioned, ``source_record`` lists every originating record.
+
+Some sources name a drug only by text (a FAERS report's ``medicinalproduct``: ``VIOXX``,
+``MAGNESIUM SULFATE``). Their edges travel as :class:`NamedEdges` until the build's identity step
+(:func:`biokg.ingest.identity.resolve_named_edges`) puts each name on a Drug node, because only
+then are all known drugs (the graph's, earlier sources', the source's own) at hand.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 import polars as pl
 
@@ -55,6 +61,26 @@ class Release:
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+#: Column of :attr:`NamedEdges.mentions` holding the drug's name as the source wrote it.
+DRUG_NAME = "drug_name"
+
+
+@dataclass(frozen=True)
+class NamedEdges:
+    """Edges of one type whose Drug end is known only by a name, resolved at identity time.
+
+    ``mentions`` has one row per (source record, drug name, other end): the edge's columns
+    without ``id`` and without the Drug end's id column (``end``), plus :data:`DRUG_NAME`. Each
+    property in ``counts`` (an int of the type) says what one record contributes (1 or 0); when
+    names resolve, mentions of one record that land on the same edge count once (their maximum),
+    and an edge's value is the sum over its records.
+    """
+
+    end: Literal["subject", "object"]
+    mentions: pl.DataFrame
+    counts: tuple[str, ...] = ()
+
+
 @dataclass
 class Records:
     """Node, stub-node and edge frames of one load (see module docstring)."""
@@ -62,6 +88,8 @@ class Records:
     nodes: dict[str, pl.DataFrame] = field(default_factory=dict)
     stubs: dict[str, pl.DataFrame] = field(default_factory=dict)
     edges: dict[str, pl.DataFrame] = field(default_factory=dict)
+    #: edges whose Drug end is still a name, per type; empty once identities are resolved
+    named_edges: dict[str, NamedEdges] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out = {f"nodes:{k}": v.height for k, v in sorted(self.nodes.items())}
@@ -125,29 +153,77 @@ def validate(records: Records, schema: GraphSchema, *, source: str) -> None:
                 raise RecordValidationError(f"{where}: duplicate id {dupes['id'][0]!r}")
             known.setdefault(label, set()).update(frame["id"].to_list())
     for rel_type, frame in records.edges.items():
-        where = f"{source}: edge type {rel_type}"
-        spec = schema.relationship(rel_type)
-        declared = {**schema.edge_properties(rel_type), **dict.fromkeys(ENDPOINT_COLUMNS, "str")}
-        required = ("id", *ENDPOINT_COLUMNS, *schema.provenance.required)
-        _check_columns(frame, declared, where, required=required)
-        for column in schema.provenance.required:
-            empty = frame.filter(pl.col(column).str.len_chars() == 0)
-            if empty.height:
-                raise RecordValidationError(f"{where}: empty {column} on edge {empty['id'][0]}")
-        for end, allowed in (("subject", spec.from_labels), ("object", spec.to_labels)):
-            bad = frame.filter(~pl.col(f"{end}_label").is_in(list(allowed)))
-            if bad.height:
+        _check_edges(frame, rel_type, schema, known, where=f"{source}: edge type {rel_type}")
+    for rel_type, named in records.named_edges.items():
+        _check_named_edges(named, rel_type, schema, known, f"{source}: named edges {rel_type}")
+
+
+def _check_named_edges(
+    named: NamedEdges, rel_type: str, schema: GraphSchema, known: dict[str, set[str]], where: str
+) -> None:
+    """Named edges as :func:`_check_edges` checks edges, with the Drug end given by name."""
+    spec, frame = schema.relationship(rel_type), named.mentions
+    allowed = spec.from_labels if named.end == "subject" else spec.to_labels
+    if "Drug" not in allowed:
+        raise RecordValidationError(f"{where}: the {named.end} of {rel_type} cannot be a Drug")
+    declared = schema.edge_properties(rel_type)
+    not_int = [c for c in named.counts if declared.get(c) != "int"]
+    if not_int:
+        raise RecordValidationError(f"{where}: counts {not_int} are not int properties")
+    if declared.get("match_rule") != "str" or declared.get("drug_names") != "str[]":
+        raise RecordValidationError(
+            f"{where}: resolved edges carry match_rule (str) and drug_names (str[]); "
+            "declare them in schema/relationships.yaml"
+        )
+    if DRUG_NAME not in frame.columns or named.end in frame.columns:
+        raise RecordValidationError(
+            f"{where}: mentions need a {DRUG_NAME!r} column instead of {named.end!r}"
+        )
+    blank = frame.filter(pl.col(DRUG_NAME).str.strip_chars().str.len_chars().fill_null(0) == 0)
+    if blank.height:
+        raise RecordValidationError(
+            f"{where}: empty {DRUG_NAME} in record {blank['source_record'][0]}"
+        )
+    placeholder = frame.rename({DRUG_NAME: named.end}).with_columns(
+        pl.lit("Drug").alias(f"{named.end}_label"), pl.lit("").alias("id")
+    )
+    _check_edges(placeholder, rel_type, schema, known, where=where, skip_end=named.end)
+
+
+def _check_edges(
+    frame: pl.DataFrame,
+    rel_type: str,
+    schema: GraphSchema,
+    known: dict[str, set[str]],
+    *,
+    where: str,
+    skip_end: str | None = None,
+) -> None:
+    spec = schema.relationship(rel_type)
+    declared = {**schema.edge_properties(rel_type), **dict.fromkeys(ENDPOINT_COLUMNS, "str")}
+    required = ("id", *ENDPOINT_COLUMNS, *schema.provenance.required)
+    _check_columns(frame, declared, where, required=required)
+    for column in schema.provenance.required:
+        empty = frame.filter(pl.col(column).str.len_chars() == 0)
+        if empty.height:
+            record = empty["id"][0] or empty["source_record"][0]
+            raise RecordValidationError(f"{where}: empty {column} on edge {record}")
+    for end, allowed in (("subject", spec.from_labels), ("object", spec.to_labels)):
+        bad = frame.filter(~pl.col(f"{end}_label").is_in(list(allowed)))
+        if bad.height:
+            raise RecordValidationError(
+                f"{where}: {end} {bad[end][0]} is a {bad[f'{end}_label'][0]}; "
+                f"schema allows {', '.join(allowed)}"
+            )
+        if end == skip_end:
+            continue
+        for label, ids in frame.group_by(f"{end}_label").agg(pl.col(end)).iter_rows():
+            missing = set(ids) - known.get(label, set())
+            if missing:
                 raise RecordValidationError(
-                    f"{where}: {end} {bad[end][0]} is a {bad[f'{end}_label'][0]}; "
-                    f"schema allows {', '.join(allowed)}"
+                    f"{where}: {end} {sorted(missing)[0]} ({label}) is not among the "
+                    f"records' nodes or stubs ({len(missing)} missing)"
                 )
-            for label, ids in frame.group_by(f"{end}_label").agg(pl.col(end)).iter_rows():
-                missing = set(ids) - known.get(label, set())
-                if missing:
-                    raise RecordValidationError(
-                        f"{where}: {end} {sorted(missing)[0]} ({label}) is not among the "
-                        f"records' nodes or stubs ({len(missing)} missing)"
-                    )
 
 
 def _check_columns(

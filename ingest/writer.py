@@ -69,9 +69,15 @@ class GraphWriter:
         """Write nodes, stubs, edges, then the :SourceVersion record; delete stale edges.
 
         Raises:
-            RecordValidationError: a record would relabel an existing node.
+            RecordValidationError: a record would relabel an existing node, or named edges
+                were not resolved to Drug nodes.
             StoreError: the store rejected a batch, or an edge lost an endpoint.
         """
+        if records.named_edges:
+            raise RecordValidationError(
+                f"{release.source}: {', '.join(sorted(records.named_edges))} edges still name "
+                "their drugs; resolve identities first (biokg.ingest.build.resolve_identities)"
+            )
         progress = progress or (lambda *_: None)
         created = updated = written = 0
         for label, frame in sorted(records.nodes.items()):

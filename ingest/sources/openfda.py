@@ -20,14 +20,21 @@ Kept:
   * ``LabelSection`` nodes ``DAILYMED:<set id>/<field>`` (section texts joined by a blank line);
   * ``HAS_LABEL`` Drug -> Label (``match_rule`` "unii": the label or product lists the UNII),
     one per ingredient of a combination product; ``HAS_LABEL_SECTION`` Label -> LabelSection;
-  * ``REPORTED_ADVERSE_EVENT`` Drug -> AdverseEvent with ``report_count`` (reports, not drug
-    rows: a drug listed twice in one report counts once), only where the reaction carries a
-    MedDRA code (E2B R3 reports give the numeric code in ``reactionmeddrapt``).
+  * ``AdverseEvent`` nodes, one per FAERS reaction: ``MEDDRA:<code>`` where
+    ``reactionmeddrapt`` is a code (E2B R3), else ``MEDDRA.PT:<term>`` named by the preferred
+    term (docs/decisions/0005-adverse-event-terms.md);
+  * ``REPORTED_ADVERSE_EVENT`` Drug -> AdverseEvent, one per drug and reaction term:
+    ``report_count`` (reports, not listings: a drug listed twice in one report counts once),
+    ``suspect_report_count`` (those where the report calls the drug suspect or interacting,
+    ``drugcharacterization`` 1 or 3, rather than concomitant), ``source_record`` the reports
+    (``<file>#<safetyreportid>``). A report names a drug by its ``openfda.unii`` codes (each
+    ingredient) or, in reports without harmonization, only by ``medicinalproduct`` text
+    (``VIOXX``, ``MAGNESIUM SULFATE``); these edges leave ``normalize`` as
+    :class:`~biokg.ingest.records.NamedEdges` and the build's identity step puts each name on a
+    known Drug node (``match_rule``, ``drug_names``), dropping and reporting names it cannot.
 
-Dropped (counted, logged once per load): products without UNII indexing; FAERS drugs without
-an ``openfda.unii`` block (older reports name drugs only by free text); reactions given as a
-MedDRA term without a code (AdverseEvent ids must be real MedDRA codes; the schema has no id
-for terms, see the openFDA report).
+Dropped (counted, logged once per load): products without UNII indexing; FAERS drug listings
+with neither ``medicinalproduct`` nor ``openfda.unii``.
 
 Malformed input is an error naming the file, line and field.
 
@@ -53,7 +60,14 @@ from biokg.errors import BiokgError, ConfigError, SourceFormatError
 from biokg.ingest import openfda_format
 from biokg.ingest.fetch import download
 from biokg.ingest.openfda_format import PRODUCT_FIELDS as PRODUCT_FIELDS  # re-exported
-from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
+from biokg.ingest.records import (
+    DRUG_NAME,
+    NamedEdges,
+    Records,
+    Release,
+    finalize_edges,
+    provenance_columns,
+)
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
 from biokg.ingest.spl import spl_to_label
 from biokg.schema import load_schema
@@ -86,8 +100,6 @@ SOURCE = SourceInfo(
         "edges:HAS_LABEL": (50_000, 2_000_000),
     },
 )
-
-MEDDRA_CODE = r"^\d{8}$"  # MedDRA codes are 8 digits (https://www.meddra.org/)
 
 
 def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
@@ -251,7 +263,6 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
     edges = {
         "HAS_LABEL": has_label.sort("subject", "object", "source_record"),
         "HAS_LABEL_SECTION": has_section.sort("subject", "object"),
-        "REPORTED_ADVERSE_EVENT": reported,
     }
     edges = {
         t: finalize_edges(f, t, schema).select("id", pl.exclude("id")) for t, f in edges.items()
@@ -262,13 +273,10 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
         ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items())),
     )
     nodes = {"Drug": drugs, "Label": labels, "LabelSection": sections.sort("id")}
-    # FAERS drugs linked by UNII but on no product or label: referenced, not defined here
-    stubs = reported.select(pl.col("subject").alias("id")).unique().sort("id")
-    stubs = stubs.filter(~pl.col("id").is_in(drugs["id"].implode()))
     return Records(
         nodes=nodes | {"AdverseEvent": events},
-        stubs={"Drug": stubs.with_columns(pl.lit("biolink:Drug").alias("category"))},
         edges=edges,
+        named_edges={"REPORTED_ADVERSE_EVENT": reported},
     )
 
 
@@ -379,30 +387,48 @@ def _labels(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 def _adverse_events(
     events: pl.DataFrame, release: Release, dropped: dict[str, int]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    linked = events.filter(pl.col("uniis").list.len() > 0)
-    dropped["FAERS drug-reaction pairs without openfda.unii"] = events.height - linked.height
-    coded = linked.filter(pl.col("reaction").str.contains(MEDDRA_CODE))
-    dropped["FAERS drug-reaction pairs with a MedDRA term but no code"] = (
-        linked.height - coded.height
+) -> tuple[pl.DataFrame, NamedEdges]:
+    """AdverseEvent nodes and the report mentions (drug named by UNII or text) per reaction."""
+    terms = events["reaction"].unique().sort()
+    ids = pl.Series([openfda_format.adverse_event_id(t) for t in terms], dtype=pl.String)
+    events = events.with_columns(object=pl.col("reaction").replace_strict(terms, ids))
+    nodes = (
+        events.group_by("object")
+        .agg(pl.col("reaction").min())
+        .sort("object")
+        .select(
+            pl.col("object").alias("id"),
+            # a bare MedDRA code names nothing; a term is its own name
+            pl.when(pl.col("object").str.starts_with("MEDDRA:"))
+            .then(None)
+            .otherwise(pl.col("reaction"))
+            .alias("name"),
+            pl.lit("biolink:PhenotypicFeature").alias("category"),
+            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+        )
     )
-    rows = (
-        coded.explode("uniis")
-        .group_by("uniis", "reaction")
-        .agg(pl.col("report_count").sum(), pl.col("source_record").str.join(","))
+    # each UNII of a harmonized drug (a combination names every ingredient), else its text
+    named = events.with_columns(
+        pl.when(pl.col("uniis").list.len() > 0)
+        .then(pl.col("uniis").list.eval(pl.format("UNII:{}", pl.element())))
+        .otherwise(pl.concat_list("drug"))
+        .alias(DRUG_NAME)
+    ).explode(DRUG_NAME)
+    dropped["FAERS drug listings without medicinalproduct or openfda.unii"] = (
+        named.filter(pl.col(DRUG_NAME).is_null()).select("source_record", "drug").n_unique()
     )
-    nodes = rows.select(pl.format("MEDDRA:{}", "reaction").alias("id")).unique().sort("id")
-    nodes = nodes.with_columns(
-        pl.lit("biolink:PhenotypicFeature").alias("category"),
-        pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+    mentions = (
+        named.drop_nulls(DRUG_NAME)
+        .select(
+            DRUG_NAME,
+            "object",
+            pl.lit("Drug").alias("subject_label"),
+            pl.lit("AdverseEvent").alias("object_label"),
+            *provenance_columns(release),
+            "source_record",
+            pl.lit(1, dtype=pl.Int64).alias("report_count"),
+            pl.col("suspect").cast(pl.Int64).alias("suspect_report_count"),
+        )
+        .sort(DRUG_NAME, "object", "source_record")
     )
-    edges = rows.sort("uniis", "reaction").select(
-        pl.format("UNII:{}", "uniis").alias("subject"),
-        pl.format("MEDDRA:{}", "reaction").alias("object"),
-        pl.lit("Drug").alias("subject_label"),
-        pl.lit("AdverseEvent").alias("object_label"),
-        *provenance_columns(release),
-        "source_record",
-        "report_count",
-    )
-    return nodes, edges
+    return nodes, NamedEdges("subject", mentions, counts=("report_count", "suspect_report_count"))

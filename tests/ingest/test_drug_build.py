@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from graph_state import snapshot
 
 from biokg.errors import SourceFormatError
-from biokg.ingest.build import build
-from biokg.ingest.identity import graph_drug_index
+from biokg.ingest.build import build, fetch_source, prepare_records, resolve_identities
+from biokg.ingest.identity import graph_drug_index, known_drugs
 from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -103,24 +104,100 @@ def _chembl_id(sqlite_path: Path, molregno: int) -> str:
         return db.execute(query, (molregno,)).fetchone()[0]
 
 
-def _wrong_type_in_product(folder: Path) -> str:
+def _chembl_id_by_name(sqlite_path: Path) -> dict[str, str]:
+    """Upper-cased name/synonym -> the ChEMBL id of its one parent drug (unique names only)."""
+    parents = _chembl_parents_by_name(sqlite_path)
+    unique = {name: next(iter(p)) for name, p in parents.items() if len(p) == 1}
+    return {name: _chembl_id(sqlite_path, molregno) for name, molregno in unique.items()}
+
+
+def test_faers_drugs_named_by_text_get_adverse_event_edges(
+    store: GraphStore, settings: Settings, drug_results: dict
+) -> None:
+    report = json.loads((openfda.DEFAULT_DIR / openfda.EVENTS_FILE).read_text())
+    reactions = {r["reactionmeddrapt"] for r in report["patient"]["reaction"]}
+    texts = {d["medicinalproduct"] for d in report["patient"]["drug"]}
+    chembl = _chembl_id_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
+    # Independently: report drug texts that are exactly one ChEMBL drug's name or synonym.
+    # Here MAGNESIUM SULFATE, QUININE, AMITRIPTYLINE HYDROCHLORIDE and the curated trade names
+    # SYNTHROID, PRILOSEC, CLARITIN, LASIX: 7 drugs (VIOXX is no synonym in the test set).
+    expected = {f"CHEMBL.COMPOUND:{chembl[t]}" for t in texts if t in chembl}
+    assert len(expected) == 7
+    rows = store.read(
+        "MATCH (d:Drug)-[e:REPORTED_ADVERSE_EVENT]->(a:AdverseEvent) "
+        "WHERE e.source = 'infores:openfda' RETURN d.id AS drug, a.id AS event, a.name AS term"
+    )
+    assert len(rows) == len(expected) * len(reactions) == 602
+    assert {r["drug"] for r in rows} == expected
+    assert {r["term"] for r in rows} == reactions
+    [edge] = store.read(
+        "MATCH (:Drug {id: $drug})-[e:REPORTED_ADVERSE_EVENT]->(:AdverseEvent {id: $event}) "
+        "RETURN properties(e) AS e",
+        {"drug": f"CHEMBL.COMPOUND:{chembl['QUININE']}", "event": "MEDDRA.PT:AMNESIA"},
+    )
+    props = edge["e"]
+    assert props["report_count"] == 1  # one report
+    assert props["suspect_report_count"] == 0  # drugcharacterization 2: concomitant
+    assert props["match_rule"] == "name" and props["drug_names"] == ["QUININE"]
+    assert props["source"] == "infores:openfda"
+    assert props["source_record"] == f"{openfda.EVENTS_FILE}#{report['safetyreportid']}"
+    assert props["source_version"] == drug_results["infores:openfda"].version
+    assert props["license"] == openfda.SOURCE.license
+    names = drug_results["infores:openfda"].identity["names"]
+    assert names["mentions"] == len(texts)  # one report, 20 distinct drug texts
+    assert names["resolved"] == {"name": len(expected)}
+    assert names["unresolved"] == len(texts) - len(expected)
+    assert (names["ambiguous"], names["edges"]) == (0, 602)
+
+
+def test_faers_names_resolve_the_same_against_the_graph(
+    store: GraphStore, settings: Settings, drug_results: dict
+) -> None:
+    plan = fetch_source("openfda", settings)
+    [(_, records, report)] = resolve_identities(
+        [(plan, prepare_records(plan, sample=True))], known_drugs(store)
+    )
+    in_graph = store.read(
+        "MATCH ()-[e:REPORTED_ADVERSE_EVENT]->() WHERE e.source = 'infores:openfda' "
+        "RETURN e.id AS id"
+    )
+    assert set(records.edges["REPORTED_ADVERSE_EVENT"]["id"]) == {r["id"] for r in in_graph}
+    assert report.names.resolved == {"name": 7}
+
+
+def _wrong_type_in_product(folder: Path) -> tuple[str, str]:
     path = folder / "harmonized_small.json"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     record = json.loads(lines[4])
     record["brand_name"] = 42  # openFDA's label schema says string
     lines[4] = json.dumps(record) + "\n"
     path.write_text("".join(lines), encoding="utf-8")
-    return "harmonized_small.json:5"
+    return "harmonized_small.json:5", "brand_name"
 
 
-def test_bad_openfda_input_names_the_line_and_changes_nothing(
-    store: GraphStore, settings: Settings, drug_results: dict, tmp_path: Path
+def _wrong_type_in_faers(folder: Path) -> tuple[str, str]:
+    path = folder / openfda.EVENTS_FILE
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["patient"]["drug"][19]["medicinalproduct"] = ["QUININE"]  # drug/event says string
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return f"report {report['safetyreportid']}", "medicinalproduct"
+
+
+@pytest.mark.parametrize(
+    "spoil", [_wrong_type_in_product, _wrong_type_in_faers], ids=["product", "faers"]
+)
+def test_bad_openfda_input_names_the_record_and_changes_nothing(
+    store: GraphStore,
+    settings: Settings,
+    drug_results: dict,
+    tmp_path: Path,
+    spoil: Callable[[Path], tuple[str, str]],
 ) -> None:
     before = snapshot(store)
     bad = tmp_path / "openfda"
     shutil.copytree(openfda.DEFAULT_DIR, bad)
-    where = _wrong_type_in_product(bad)
-    with pytest.raises(SourceFormatError, match="brand_name") as info:
+    where, field = spoil(bad)
+    with pytest.raises(SourceFormatError, match=field) as info:
         build(store, settings, ("openfda",), data_dir=bad, sample=True)
     assert where in str(info.value)
     assert snapshot(store) == before

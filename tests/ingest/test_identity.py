@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
-from biokg.ingest.identity import DrugEntry, DrugIndex, name_key, salt_free_key
+from biokg.errors import RecordValidationError
+from biokg.ingest.export import merge_records
+from biokg.ingest.identity import (
+    KNOWN_DRUG_SCHEMA,
+    DrugEntry,
+    DrugIndex,
+    MergeReport,
+    name_key,
+    resolve_drug_records,
+    resolve_named_edges,
+    salt_free_key,
+)
+from biokg.ingest.records import NamedEdges, Records, finalize_edges, validate
+from biokg.schema import load_schema
 
 # Real ChEMBL ids and names: sildenafil CHEMBL192 (salt: citrate CHEMBL1737), imatinib CHEMBL941
 # (salt: mesylate CHEMBL1642), aspirin CHEMBL25. UNII of sildenafil citrate: BW9B0ZE037.
@@ -121,12 +135,6 @@ def _strs(*values: str) -> list[str]:
 
 
 def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
-    import polars as pl
-
-    from biokg.ingest.identity import KNOWN_DRUG_SCHEMA, resolve_drug_records
-    from biokg.ingest.records import Records, finalize_edges, validate
-    from biokg.schema import load_schema
-
     schema = load_schema()
     known = pl.DataFrame(
         [
@@ -183,13 +191,14 @@ def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
         edges={"HAS_LABEL": finalize_edges(edge, "HAS_LABEL", schema)},
     )
     resolved, report = resolve_drug_records(records, known, schema, source="infores:openfda")
-    assert report.as_dict() == {
+    assert {k: v for k, v in report.as_dict().items() if k != "names"} == {
         "source": "infores:openfda",
         "drugs": 2,
         "merged": {"name": 1},
         "unmatched": 1,
         "conflicts": [],
     }
+    assert report.names.mentions == 0  # no edges named their drug by text
     rows = {r["id"]: r for r in resolved.nodes["Drug"].to_dicts()}
     sildenafil = rows["CHEMBL.COMPOUND:CHEMBL192"]
     assert sildenafil["name"] == "SILDENAFIL"  # the known node's scalar wins
@@ -203,3 +212,95 @@ def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
     validate(
         Records(nodes={**resolved.nodes}, edges=resolved.edges), schema, source="infores:openfda"
     )
+
+
+def _mentions(rows: list[tuple[str, str, str, int]]) -> pl.DataFrame:
+    """FAERS-style mentions: (drug name as written, reaction id, report, suspect 0/1)."""
+    return pl.DataFrame(
+        [
+            {
+                "drug_name": name,
+                "object": reaction,
+                "subject_label": "Drug",
+                "object_label": "AdverseEvent",
+                "source": "infores:openfda",
+                "source_version": "2024-01-01",
+                "source_record": f"faers.json#{report}",
+                "retrieved_at": "2024-01-02T00:00:00+00:00",
+                "license": "CC0",
+                "report_count": 1,
+                "suspect_report_count": suspect,
+            }
+            for name, reaction, report, suspect in rows
+        ]
+    )
+
+
+def test_named_edges_resolve_count_reports_once_and_report_every_name() -> None:
+    schema = load_schema()
+    known = pl.DataFrame(
+        [
+            {"id": e.id, "name": e.names[0], "synonyms": list(e.names[1:]), "xrefs": list(e.xrefs)}
+            for e in ENTRIES
+        ]
+        + [{"id": "UNII:A", "name": "TYLENOL"}, {"id": "UNII:B", "name": "TYLENOL"}],
+        schema={k: KNOWN_DRUG_SCHEMA[k] for k in ("id", "name", "synonyms", "xrefs")},
+    )
+    amnesia, nausea = "MEDDRA.PT:AMNESIA", "MEDDRA.PT:NAUSEA"
+    mentions = _mentions(
+        [
+            # report 1 names sildenafil twice (brand and salt name), once as suspect: one report
+            ("VIAGRA", amnesia, "1", 0),
+            ("Sildenafil Citrate", amnesia, "1", 1),
+            ("VIAGRA", amnesia, "2", 0),  # a second report: counts add up
+            ("sildenafil hydrochloride", nausea, "2", 0),  # salt-free rule
+            ("UNII:BW9B0ZE037", nausea, "3", 1),  # an id, as harmonized reports give
+            ("TYLENOL", nausea, "3", 0),  # two candidates: ambiguous, dropped
+            ("VIOXX", nausea, "3", 1),  # unknown: dropped
+        ]
+    )
+    events = pl.DataFrame({"id": [amnesia, nausea], "name": ["AMNESIA", "NAUSEA"]})
+    records = Records(
+        nodes={"AdverseEvent": events},
+        named_edges={
+            "REPORTED_ADVERSE_EVENT": NamedEdges(
+                "subject", mentions, counts=("report_count", "suspect_report_count")
+            )
+        },
+    )
+    validate(records, schema, source="infores:openfda")
+    report = MergeReport("infores:openfda")
+    resolved = resolve_named_edges(records, known, schema, report=report)
+    validate(resolved, schema, source="infores:openfda")
+    assert resolved.named_edges == {}
+    edges = {r["object"]: r for r in resolved.edges["REPORTED_ADVERSE_EVENT"].to_dicts()}
+    assert set(edges) == {amnesia, nausea}
+    sildenafil_amnesia = edges[amnesia]
+    assert sildenafil_amnesia["subject"] == "CHEMBL.COMPOUND:CHEMBL192"
+    assert sildenafil_amnesia["report_count"] == 2  # reports 1 and 2; report 1 counted once
+    assert sildenafil_amnesia["suspect_report_count"] == 1  # report 1 calls it suspect
+    assert sildenafil_amnesia["source_record"] == "faers.json#1,faers.json#2"
+    assert sildenafil_amnesia["drug_names"] == ["Sildenafil Citrate", "VIAGRA"]
+    assert sildenafil_amnesia["match_rule"] == "name"
+    sildenafil_nausea = edges[nausea]
+    assert (sildenafil_nausea["report_count"], sildenafil_nausea["suspect_report_count"]) == (2, 1)
+    assert sildenafil_nausea["match_rule"] == "id,name-salt"  # strongest first
+    assert resolved.stubs["Drug"]["id"].to_list() == ["CHEMBL.COMPOUND:CHEMBL192"]
+    # mentions are the 7 distinct (report, name) pairs; each name's rule counts its mentions
+    assert report.names.as_dict() == {
+        "mentions": 7,
+        "resolved": {"id": 1, "name": 3, "name-salt": 1},
+        "unresolved": 1,
+        "unresolved_examples": ["VIOXX"],
+        "ambiguous": 1,
+        "ambiguous_names": [{"name": "TYLENOL", "candidates": ["UNII:A", "UNII:B"]}],
+        "edges": 2,
+    }
+    again = resolve_named_edges(records, known, schema, report=MergeReport("x"))
+    assert again.edges["REPORTED_ADVERSE_EVENT"].equals(resolved.edges["REPORTED_ADVERSE_EVENT"])
+
+
+def test_unresolved_named_edges_are_never_exported() -> None:
+    named = NamedEdges("subject", _mentions([("VIAGRA", "MEDDRA.PT:AMNESIA", "1", 0)]))
+    with pytest.raises(RecordValidationError, match="resolve identities first"):
+        merge_records([Records(named_edges={"REPORTED_ADVERSE_EVENT": named})])

@@ -11,10 +11,13 @@ import shutil
 import time
 from pathlib import Path
 
+import bioregistry
 import polars as pl
 import pytest
 
+from biokg.curie import normalize_curie
 from biokg.errors import SourceFormatError
+from biokg.ingest import openfda_format
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import openfda
 from biokg.ingest.spl import LOINC_SECTIONS, spl_to_label
@@ -124,18 +127,81 @@ def test_combination_product_links_each_ingredient(
     assert all("RXCUI:197887" not in x for x in drugs["xrefs"])
 
 
-def test_faers_counts_reports_and_drops_unlinked(
+def test_faers_report_gives_term_nodes_and_named_drug_mentions(
     records: tuple[dict[str, pl.DataFrame], Records],
 ) -> None:
     frames, result = records
     report = json.loads((DATA / openfda.EVENTS_FILE).read_text())
     reactions = {r["reactionmeddrapt"] for r in report["patient"]["reaction"]}
     drugs = {d["medicinalproduct"] for d in report["patient"]["drug"]}
+    assert (len(reactions), len(report["patient"]["drug"]), len(drugs)) == (86, 23, 20)
     events = frames["events"]
+    # VIOXX, SYNTHROID and REGLAN are listed twice: one row per report, drug and reaction
     assert events.height == len(reactions) * len(drugs)
-    assert set(events["report_count"]) == {1}  # VIOXX listed twice still counts one report
-    # no openfda block and MedDRA terms without codes: no AdverseEvent nodes or edges
-    assert result.counts()["edges:REPORTED_ADVERSE_EVENT"] == 0
+    suspect = {
+        d["medicinalproduct"]
+        for d in report["patient"]["drug"]
+        if d["drugcharacterization"] in ("1", "3")
+    }
+    assert set(events.filter("suspect")["drug"]) == suspect == {"VIOXX"}
+    # no code anywhere: every reaction is a MEDDRA.PT term node named by the term
+    nodes = result.nodes["AdverseEvent"]
+    assert nodes.height == len(reactions)
+    assert set(nodes["name"]) == reactions
+    assert nodes.filter(pl.col("name") == "AMNESIA")["id"].to_list() == ["MEDDRA.PT:AMNESIA"]
+    # drugs are known only by text here: the edges wait for identity resolution in the build
+    assert "REPORTED_ADVERSE_EVENT" not in result.edges
+    named = result.named_edges["REPORTED_ADVERSE_EVENT"]
+    assert named.end == "subject"
+    mentions = named.mentions
+    assert mentions.height == len(reactions) * len(drugs)
+    quinine = mentions.filter(
+        (pl.col("drug_name") == "QUININE") & (pl.col("object") == "MEDDRA.PT:AMNESIA")
+    ).row(0, named=True)
+    assert quinine["source_record"] == f"{openfda.EVENTS_FILE}#{report['safetyreportid']}"
+    assert (quinine["report_count"], quinine["suspect_report_count"]) == (1, 0)  # concomitant
+
+
+@pytest.mark.parametrize(
+    ("term", "curie"),
+    [
+        ("AMNESIA", "MEDDRA.PT:AMNESIA"),
+        ("Amaurosis  fugax", "MEDDRA.PT:AMAUROSIS_FUGAX"),  # case and spacing do not matter
+        ("CROHN'S DISEASE", "MEDDRA.PT:CROHN%27S_DISEASE"),
+        ("BLOOD_PH DECREASED", "MEDDRA.PT:BLOOD%5FPH_DECREASED"),  # "_" kept apart from " "
+        ("HEPATITIS B/C", "MEDDRA.PT:HEPATITIS_B%2FC"),
+        ("10002855", "MEDDRA:10002855"),  # an E2B R3 code is a real MedDRA id
+    ],
+    ids=["word", "spacing", "apostrophe", "underscore", "slash", "code"],
+)
+def test_adverse_event_ids(term: str, curie: str) -> None:
+    assert openfda_format.adverse_event_id(term) == curie
+
+
+def test_meddra_pt_is_a_local_prefix() -> None:
+    # MEDDRA.PT must not shadow a registered prefix (docs/decisions/0005)
+    assert bioregistry.get_resource("meddra.pt") is None
+    assert normalize_curie("meddra.pt:AMNESIA") == "MEDDRA.PT:AMNESIA"
+    assert load_schema().label("AdverseEvent").id_prefixes == ("MEDDRA", "MEDDRA.PT")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("drugcharacterization", "7"), ("medicinalproduct", 42), ("reactionmeddrapt", None)],
+    ids=["characterization-unknown", "product-number", "reaction-null"],
+)
+def test_faers_wrong_field_names_file_report_field(
+    tmp_path: Path, field: str, value: object
+) -> None:
+    folder = _copy(tmp_path)
+    path = folder / openfda.EVENTS_FILE
+    report = json.loads(path.read_text())
+    target = report["patient"]["reaction" if field.startswith("reaction") else "drug"][3]
+    target[field] = value
+    path.write_text(json.dumps(report))
+    where = rf"faers_event_postannotation\.json: report {report['safetyreportid']}"
+    with pytest.raises(SourceFormatError, match=rf"{where}: field '{field}'"):
+        openfda.parse(openfda.fetch(tmp_path, data_dir=folder))
 
 
 @pytest.mark.parametrize(
