@@ -22,8 +22,11 @@ Licence of the data: CC0 (https://open.fda.gov/license/).
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
+import zlib
 from pathlib import Path
 from urllib.parse import quote
 
@@ -137,14 +140,67 @@ def _objects(value: object, keys: tuple[str, ...], where: str, field: str) -> li
 def label_json(path: Path) -> list[dict]:
     """The drug/label records of one file: a single record or an API answer's ``results``.
 
+    ``path`` may be a bulk ``drug-label-*.json.zip`` (:func:`read_json`).
+
     Raises:
-        SourceFormatError: the file is not JSON.
+        SourceFormatError: the file is not JSON, or a zip is incomplete.
+    """
+    data = read_json(path)
+    return data["results"] if isinstance(data, dict) and "results" in data else [data]
+
+
+def read_json(path: Path) -> object:
+    """The JSON document of a ``.json`` file, or of the one ``.json`` member of a ``.zip``.
+
+    openFDA's bulk files are zips of one ``{"meta", "results"}`` document
+    (https://open.fda.gov/apis/downloads/); the whole document is read into memory (a drug
+    label partition is ~20,000 records).
+
+    Raises:
+        SourceFormatError: not JSON (line named), or a zip that is cut short or corrupt.
+    """
+    if path.suffix != ".zip":
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise SourceFormatError(f"{path}:{err.lineno}: not JSON ({err.msg})") from err
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.namelist() if m.endswith(".json")]
+            if len(members) != 1:
+                raise SourceFormatError(
+                    f"{path}: expected one .json member in an openFDA bulk file, found {members}"
+                )
+            with archive.open(members[0]) as member:
+                return json.load(io.TextIOWrapper(member, encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise SourceFormatError(f"{path}!{members[0]}:{err.lineno}: not JSON ({err.msg})") from err
+    except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as err:
+        raise SourceFormatError(_broken_zip(path, err)) from err
+
+
+def zip_date(path: Path) -> str:
+    """``YYYYMMDD`` of the newest member of a zip (openFDA writes them at export).
+
+    Raises:
+        SourceFormatError: the zip is cut short or corrupt.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise SourceFormatError(f"{path}:{err.lineno}: not JSON ({err.msg})") from err
-    return data["results"] if isinstance(data, dict) and "results" in data else [data]
+        with zipfile.ZipFile(path) as archive:
+            stamps = [info.date_time for info in archive.infolist()]
+    except (zipfile.BadZipFile, OSError) as err:
+        raise SourceFormatError(_broken_zip(path, err)) from err
+    if not stamps:
+        raise SourceFormatError(f"{path}: empty zip; expected an openFDA bulk file")
+    year, month, day = max(stamps)[:3]
+    return f"{year:04d}{month:02d}{day:02d}"
+
+
+def _broken_zip(path: Path, err: Exception) -> str:
+    return (
+        f"{path}: not a complete zip archive ({type(err).__name__}: {err}); the download was "
+        "probably cut short or damaged: delete the file and download it again"
+    )
 
 
 def labels_frame(labels: list[tuple[str, dict]]) -> pl.DataFrame:
@@ -200,13 +256,13 @@ def sections_frame(labels: list[tuple[str, dict]]) -> pl.DataFrame:
 def event_reports(path: Path) -> list[dict]:
     """The FAERS reports of one file: a single report or an API answer's ``results``.
 
+    ``path`` may be a bulk ``drug-event-*.json.zip`` (:func:`read_json`).
+
     Raises:
-        SourceFormatError: the file is not JSON, or a report is not an object.
+        SourceFormatError: the file is not JSON, a zip is incomplete, or a report is not an
+            object.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise SourceFormatError(f"{path}:{err.lineno}: not JSON ({err.msg})") from err
+    data = read_json(path)
     reports = data["results"] if isinstance(data, dict) and "results" in data else [data]
     if not all(isinstance(r, dict) for r in reports):
         raise SourceFormatError(f"{path}: expected FAERS report objects (drug/event shape)")

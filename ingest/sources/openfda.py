@@ -38,27 +38,20 @@ with neither ``medicinalproduct`` nor ``openfda.unii``.
 
 Malformed input is an error naming the file, line and field.
 
-Warnings:
-    The public API allows 240 requests/minute and 1,000/day without a key (120,000/day with
-    one: ``BIOKG_OPENFDA_API_KEY``, passed in from Settings), at most 1,000 records per request
-    and ``skip`` up to
-    25,000; deeper paging needs ``search_after`` from the response's Link header, and full loads
-    should use the bulk files (https://open.fda.gov/apis/downloads/).
+Online files (the API's 240 requests/minute and 1,000/day without a key, ``search_after``
+paging, retries, caching; the bulk zips) are fetched by :mod:`biokg.ingest.openfda_fetch` into a
+folder that :func:`fetch` then reads like the offline one.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-import urllib.parse
 from pathlib import Path
 
 import polars as pl
 
 from biokg.errors import BiokgError, ConfigError, SourceFormatError
 from biokg.ingest import openfda_format
-from biokg.ingest.fetch import download
 from biokg.ingest.openfda_format import PRODUCT_FIELDS as PRODUCT_FIELDS  # re-exported
 from biokg.ingest.records import (
     DRUG_NAME,
@@ -77,8 +70,10 @@ log = logging.getLogger(__name__)
 PRODUCTS_FILE = "harmonized_small.json"
 EVENTS_FILE = "faers_event_postannotation.json"
 SPL_GLOB = "spl_*.xml"  # SPL documents, any number (DailyMed: SPL_URL)
-LABEL_GLOB = "drug-label*.json"  # drug/label API answers or bulk files, any number
-API_URL = "https://api.fda.gov"
+# drug/label and drug/event API answers (biokg.ingest.openfda_fetch.fetch_api pages) and bulk
+# files (fetch_bulk: drug-label-0001-of-0013.json.zip ...), any number of each
+LABEL_GLOBS = ("drug-label*.json", "drug-label*.json.zip")
+EVENT_GLOBS = ("drug-event*.json", "drug-event*.json.zip")
 SPL_URL = "https://dailymed.nlm.nih.gov/dailymed/services/v2/spls/{set_id}.xml"
 DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "openfda"
 
@@ -103,89 +98,56 @@ SOURCE = SourceInfo(
 
 
 def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
-    """Local openFDA files: the harmonized products, a FAERS file, SPL and label JSON files.
+    """Local openFDA files: harmonized products, FAERS reports, SPL and label JSON files.
 
     Args:
-        cache_dir: download cache (used by :func:`fetch_api` callers; unused offline).
+        cache_dir: download cache (unused: files come from ``data_dir``).
         data_dir: folder with ``harmonized_small.json``, ``faers_event_postannotation.json`` and
-            any ``spl_*.xml`` / ``drug-label*.json``; default (``BIOKG_OPENFDA_DIR`` unset) the
-            shared folder ``<repo>/../shared/data/openfda``.
-        offline: must be true without ``data_dir``: a full online load is the bulk files
-            (https://open.fda.gov/apis/downloads/, tens of GB), put into ``data_dir`` first.
+            any ``spl_*.xml``, :data:`LABEL_GLOBS` and :data:`EVENT_GLOBS` files; default
+            (``BIOKG_OPENFDA_DIR`` unset) the shared folder ``<repo>/../shared/data/openfda``.
+        offline: must be true without ``data_dir``: online files are fetched into a folder
+            first (:mod:`biokg.ingest.openfda_fetch`: ``fetch_bulk`` for the bulk files, tens of
+            GB; ``fetch_api`` for a query's pages).
 
     Raises:
         ConfigError: a required file is missing, or an online load without ``data_dir``.
-        SourceFormatError: no date to version the files by.
+        SourceFormatError: no date to version the files by, or a cut-short zip (file named).
     """
     if data_dir is None and not offline:
         raise ConfigError(
-            "openfda: an online full load needs the bulk files; download them from "
-            "https://open.fda.gov/apis/downloads/ into a folder and pass it as data_dir, or use "
-            "fetch_api() for a query"
+            "openfda: an online load reads a folder of downloaded files; fetch them with "
+            "biokg.ingest.openfda_fetch.fetch_bulk('drug/label', ...) or fetch_api(...) into a "
+            "folder and pass it as data_dir (BIOKG_OPENFDA_DIR)"
         )
     folder = Path(data_dir or DEFAULT_DIR)
     files = SOURCE.files_in(folder)
-    for path in sorted(folder.glob(SPL_GLOB)) + sorted(folder.glob(LABEL_GLOB)):
-        files[path.name] = path
+    for pattern in (SPL_GLOB, *LABEL_GLOBS, *EVENT_GLOBS):
+        files |= {path.name: path for path in sorted(folder.glob(pattern))}
     # The offline folder is a 500-product sample of the harmonized label data.
     return fetched(files, discover_version(files), sample=data_dir is None)
 
 
-def fetch_api(
-    endpoint: str,
-    search: str,
-    *,
-    cache_dir: Path,
-    api_key: str | None = None,
-    limit: int = 1000,
-    max_records: int = 25_000,
-) -> list[Path]:
-    """Page through an openFDA API query into cached JSON pages, within the public limits.
-
-    Args:
-        endpoint: e.g. ``drug/label`` or ``drug/event``.
-        search: openFDA search syntax, e.g. ``openfda.unii:"BW9B0ZE037"``.
-        cache_dir: pages go to ``cache_dir/openfda-api/<endpoint>/``.
-        limit: records per request (API maximum 1,000).
-        max_records: stop after this many; ``skip`` paging ends at 25,000.
-
-    Raises:
-        ConfigError: ``limit`` or ``max_records`` beyond the API's limits.
-        FetchError: a request failed after retries (retryable).
-    """
-    if not 0 < limit <= 1000 or max_records > 25_000:
-        raise ConfigError("openfda: limit must be 1..1000 and max_records <= 25,000 (use bulk)")
-    target = Path(cache_dir) / "openfda-api" / endpoint.replace("/", "-")
-    pages, total, skip = [], None, 0
-    while skip < min(max_records, total if total is not None else max_records):
-        query = {"search": search, "limit": limit, "skip": skip} | (
-            {"api_key": api_key} if api_key else {}
-        )
-        url = f"{API_URL}/{endpoint}.json?{urllib.parse.urlencode(query)}"
-        started = time.monotonic()
-        page = download(url, target)  # retries 5xx/429 with backoff
-        pages.append(page.rename(target / f"page-{skip // limit:05d}.json"))
-        total = json.loads(pages[-1].read_text())["meta"]["results"]["total"]
-        skip += limit
-        time.sleep(max(0.0, 0.25 - (time.monotonic() - started)))  # <= 240 requests/minute
-    return pages
-
-
 def discover_version(files: dict[str, Path]) -> str:
-    """The newest date among the SPL ``effectiveTime`` values and the FAERS transmission date.
+    """The newest date among SPL ``effectiveTime``, FAERS ``transmissiondate``, API answers'
+    ``meta.last_updated`` and bulk zips' export time.
 
-    The files carry no release header; openFDA's own ``meta.last_updated`` exists only in API
-    answers.
+    The offline files carry no release header; openFDA's ``meta.last_updated`` exists only in
+    API answers (and inside bulk files, read from the zip's own timestamps instead of
+    unpacking gigabytes here).
 
     Raises:
-        SourceFormatError: no file carries a date.
+        SourceFormatError: no file carries a date, or a zip is cut short (file named).
     """
     dates = [spl_to_label(p)["effective_time"] or "" for n, p in files.items() if _is_spl(n)]
-    if EVENTS_FILE in files:
-        dates += [
-            r.get("transmissiondate") or ""
-            for r in openfda_format.event_reports(files[EVENTS_FILE])
-        ]
+    for name, path in files.items():
+        if name.endswith(".zip"):
+            dates.append(openfda_format.zip_date(path))
+        elif name == EVENTS_FILE or _matches(name, EVENT_GLOBS):
+            dates += [r.get("transmissiondate") or "" for r in openfda_format.event_reports(path)]
+        elif _matches(name, LABEL_GLOBS):
+            data = openfda_format.read_json(path)
+            meta = data.get("meta", {}) if isinstance(data, dict) else {}
+            dates.append(str(meta.get("last_updated") or "").replace("-", ""))
     dates = [d for d in dates if len(d) >= 8 and d[:8].isdigit()]
     if not dates:
         raise SourceFormatError(
@@ -208,16 +170,19 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
     if missing:
         raise BiokgError(f"openfda: parse needs {missing}; fetched only {sorted(fetched.files)}")
     labels = []
+    events = [openfda_format.events(fetched.files[EVENTS_FILE])]
     for name, path in sorted(fetched.files.items()):
         if _is_spl(name):
             labels.append((name, spl_to_label(path)))
-        elif Path(name).match(LABEL_GLOB):
+        elif _matches(name, LABEL_GLOBS):
             labels += [(f"{name}#{r.get('id')}", r) for r in openfda_format.label_json(path)]
+        elif _matches(name, EVENT_GLOBS):
+            events.append(openfda_format.events(path))
     return {
         "products": openfda_format.products(fetched.files[PRODUCTS_FILE]),
         "labels": openfda_format.labels_frame(labels),
         "label_sections": openfda_format.sections_frame(labels),
-        "events": openfda_format.events(fetched.files[EVENTS_FILE]),
+        "events": pl.concat(events),
     }
 
 
@@ -285,6 +250,10 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
 
 def _is_spl(name: str) -> bool:
     return Path(name).match(SPL_GLOB)
+
+
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(Path(name).match(p) for p in patterns)
 
 
 # --- normalizing helpers ------------------------------------------------------------------
