@@ -17,12 +17,8 @@ from types import ModuleType
 import polars as pl
 
 from biokg.errors import BiokgError
-from biokg.ingest.identity import (
-    MergeReport,
-    known_drugs,
-    resolve_drug_records,
-    resolve_named_edges,
-)
+from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
+from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import Fetched, chembl, go, hpo, openfda
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress

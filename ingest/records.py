@@ -12,7 +12,7 @@ merged: list properties are unioned, ``source_record`` lists every originating r
 
 Some sources name a drug only by text (a FAERS report's ``medicinalproduct``: ``VIOXX``,
 ``MAGNESIUM SULFATE``). Their edges travel as :class:`NamedEdges` until the build's identity step
-(:func:`biokg.ingest.identity.resolve_named_edges`) puts each name on a Drug node, because only
+(:func:`biokg.ingest.named_edges.resolve_named_edges`) puts each name on a Drug node, because only
 then are all known drugs (the graph's, earlier sources', the source's own) at hand.
 """
 

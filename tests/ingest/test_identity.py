@@ -14,9 +14,9 @@ from biokg.ingest.identity import (
     MergeReport,
     name_key,
     resolve_drug_records,
-    resolve_named_edges,
     salt_free_key,
 )
+from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import NamedEdges, Records, finalize_edges, validate
 from biokg.schema import load_schema
 
