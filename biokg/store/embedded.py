@@ -72,6 +72,11 @@ def free_port() -> int:
 
 
 def _pid_alive(pid: int) -> bool:
+    try:  # an owned server is our child: reap it once it exited, or it lingers as a zombie
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # not our child (a shared server)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
