@@ -2,8 +2,9 @@
 
 Reads top to bottom like the CLI: connect, create constraints, fetch every source (retried on
 transient errors only), parse and validate every source (never retried: a format error is
-permanent), resolve drug identities across sources, then write each. All logic lives in
-:mod:`biokg.ingest.build`; tasks are thin.
+permanent), resolve drug identities across sources, write each, then embed the text of new and
+changed nodes (retried on transient errors: it is idempotent). All logic lives in
+:mod:`biokg.ingest.build` and :mod:`biokg.ingest.embed`; tasks are thin.
 Scheduling and change-driven refresh build on this flow (see flows/README in a later issue).
 
 Tasks hand Records (polars frames) to the write task in memory, so those tasks disable result
@@ -13,6 +14,7 @@ caching and persistence: hashing frames for cache keys is slow and unreliable
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -29,8 +31,10 @@ from biokg.ingest.build import (
     split_unchanged,
     write_records,
 )
+from biokg.ingest.embed import SentenceTransformerEmbedder, embed_graph
 from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
+from biokg.ingest.vector_cache import VectorCache
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -79,15 +83,32 @@ def write(
     return {**result.__dict__, "identity": identity.as_dict()}
 
 
+@task(
+    retries=2,
+    retry_delay_seconds=[10, 60],
+    retry_condition_fn=_only_transient,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def embed_nodes(store: GraphStore, settings: Settings) -> dict:
+    with VectorCache.default(settings) as cache:
+        report = embed_graph(store, SentenceTransformerEmbedder(), cache=cache)
+    return dataclasses.asdict(report)
+
+
 @flow(name="build", flow_run_name="build-{sources}", log_prints=True)
 def build_flow(
     sources: list[str] | None = None,
     data_dir: str | None = None,
     offline: bool = True,
     sample: bool = False,
+    embed: bool = True,
     settings: Settings | None = None,
 ) -> list[dict]:
-    """Build the graph from ``sources`` (default: every source); one report row per source."""
+    """Build the graph from ``sources`` (default: every source); one report row per source.
+
+    With ``embed`` (default), new and changed nodes are embedded last; that report is logged.
+    """
     logger = get_run_logger()
     settings = settings or Settings.from_env()
     folder = Path(data_dir) if data_dir else None
@@ -103,6 +124,8 @@ def build_flow(
             write(store, settings, plan, records, identity)
             for plan, records, identity in resolve(store, prepared)
         ]
+        if embed:
+            logger.info("embeddings: %s", embed_nodes(store, settings))
     for row in report:
         logger.info("report: %s", row)
     return report

@@ -28,7 +28,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Protocol
 
 from biokg import cypher
@@ -76,7 +76,6 @@ class SentenceTransformerEmbedder:
         # 32 texts per forward pass: measured fastest or near it on 2 cores (16-128 within ~20%).
         self.batch_size = batch_size
         self.device = device
-        self._model: Any = None
 
     @cached_property
     def model_id(self) -> str:
@@ -87,7 +86,7 @@ class SentenceTransformerEmbedder:
         """Normalized vectors, one per text (a text beyond 256 word pieces is truncated)."""
         if not texts:
             return []
-        vectors = self._loaded().encode(
+        vectors = _load_model(self.device).encode(
             texts,
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -96,20 +95,19 @@ class SentenceTransformerEmbedder:
         )
         return vectors.tolist()
 
-    def _loaded(self) -> Any:
-        if self._model is None:
-            folder = _package().locate_file(MODEL_FILES)
-            if not (folder / "model.safetensors").is_file():
-                raise EmbeddingError(f"{MODEL_PACKAGE} has no model files under {folder}")
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()  # our CLI draws its own progress bars
-            log.info("loading embedding model from %s", folder)
-            self._model = SentenceTransformer(
-                str(folder), device=self.device, local_files_only=True
-            )
-        return self._model
+@cache
+def _load_model(device: str) -> Any:
+    """The model, once per process and device (a build, a flow and the agent share it)."""
+    folder = _package().locate_file(MODEL_FILES)
+    if not (folder / "model.safetensors").is_file():
+        raise EmbeddingError(f"{MODEL_PACKAGE} has no model files under {folder}")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our CLI draws its own progress bars
+    log.info("loading embedding model from %s", folder)
+    return SentenceTransformer(str(folder), device=device, local_files_only=True)
 
 
 def _package() -> importlib.metadata.Distribution:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port
 
 
@@ -34,6 +34,22 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def store(settings: Settings) -> Iterator[GraphStore]:
     with GraphStore.connect(settings) as graph:
         yield graph
+
+
+@pytest.fixture
+def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings of an empty graph of its own (fresh home and ports), for a test that must know
+    everything in the graph, e.g. what a build embeds. Its server, started by the first
+    connect, is stopped afterwards."""
+    own = Settings.from_env(
+        {
+            "BIOKG_HOME": str(tmp_path_factory.mktemp("biokg-own-home")),
+            "BIOKG_BOLT_PORT": str(free_port()),
+            "BIOKG_HTTP_PORT": str(free_port()),
+        }
+    )
+    yield own
+    embedded.stop_background(own)
 
 
 @pytest.fixture(scope="session")

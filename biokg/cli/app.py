@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from biokg.cli import agent, build, db, export, resolve, serve, status
+from biokg.cli import agent, build, db, embed, export, resolve, serve, status
 
 app = typer.Typer(
     help="biokg: a biomedical knowledge graph with provenance on every node and edge.",
@@ -12,6 +12,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("build")(build.build_command)
+app.command("embed")(embed.embed_command)
 app.command("status")(status.status_command)
 app.command("resolve")(resolve.resolve_command)
 app.command("ask")(agent.ask_command)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from biokg.cli import console, handle_errors
+from biokg.cli import console, handle_errors, progress_bars
+from biokg.cli.embed import embed_nodes
 from biokg.cli.status import print_summary
 from biokg.ingest.build import DEFAULT_SOURCES, SOURCES, build
 from biokg.settings import Settings
@@ -28,34 +28,24 @@ def build_command(
     sample: bool = typer.Option(
         False, "--sample", help="Inputs are a deliberate sample: only upper count bounds apply."
     ),
+    embed: bool = typer.Option(
+        True, "--embed/--no-embed", help="Then embed the text of new and changed nodes."
+    ),
 ) -> None:
     """Build or update the graph; sources whose inputs did not change are skipped."""
     names = tuple(s.strip() for s in sources.split(",") if s.strip())
     settings = Settings.from_env()
-    columns = (
-        TextColumn("{task.description:<28}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with GraphStore.connect(settings) as store, Progress(*columns, console=console) as bars:
-        tasks: dict[str, int] = {}
-
-        def progress(what: str, done: int, total: int) -> None:
-            if what not in tasks:
-                tasks[what] = bars.add_task(what, total=total)
-            bars.update(tasks[what], completed=done)
-
-        results = build(
-            store,
-            settings,
-            names,
-            data_dir=data_dir,
-            offline=not online,
-            sample=sample,
-            progress=progress,
-        )
-        bars.stop()
+    with GraphStore.connect(settings) as store:
+        with progress_bars() as progress:
+            results = build(
+                store,
+                settings,
+                names,
+                data_dir=data_dir,
+                offline=not online,
+                sample=sample,
+                progress=progress,
+            )
         for r in results:
             if r.skipped:
                 console.print(f"{r.source} {r.version}: unchanged, skipped")
@@ -72,4 +62,6 @@ def build_command(
                         f"{ident['unmatched']} unmatched, {len(ident['conflicts'])} ambiguous "
                         "(names with several candidate drugs: kept apart; `biokg resolve NAME`)"
                     )
+        if embed:
+            embed_nodes(store, settings)
         print_summary(store)

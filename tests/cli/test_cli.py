@@ -33,7 +33,8 @@ def test_build_then_status_json_reports_go_counts(
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
     built = runner.invoke(
         app,
-        ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample"],
+        # --no-embed: the shared session graph may hold full HPO by now (see test_embed_cli.py)
+        ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample", "--no-embed"],
         env=_env(settings),
     )
     assert built.exit_code == 0, built.output

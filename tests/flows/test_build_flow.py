@@ -31,11 +31,30 @@ def test_flow_loads_then_skips_unchanged_go(
 ) -> None:
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=90)
-    [first] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
+    # embed=False: the shared session graph may hold full HPO by now; embedding is tested below
+    # on a graph of its own.
+    [first] = build_flow(
+        sources=["go"], data_dir=str(tmp_path), sample=True, embed=False, settings=settings
+    )
     assert first["skipped"] is False and first["edges_written"] > 0
     written = store.read("MATCH ()-[e]->() WHERE e.source = 'infores:go' RETURN count(e) AS n")[0][
         "n"
     ]
     assert written == first["edges_written"]
-    [second] = build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=settings)
+    [second] = build_flow(
+        sources=["go"], data_dir=str(tmp_path), sample=True, embed=False, settings=settings
+    )
     assert second["skipped"] is True
+
+
+def test_flow_embeds_the_nodes_it_wrote(
+    prefect_harness: None, own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
+) -> None:
+    shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
+    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=20)
+    build_flow(sources=["go"], data_dir=str(tmp_path), sample=True, settings=own_graph_settings)
+    with GraphStore.connect(own_graph_settings) as store:
+        [row] = store.read(
+            "MATCH (n:Entity) RETURN count(n) AS nodes, count(n.embedding) AS embedded"
+        )
+    assert row["nodes"] == row["embedded"] > 100
