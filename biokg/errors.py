@@ -53,6 +53,10 @@ class AgentInputError(BiokgError):
     """A question or agent option is invalid (empty, too long, unknown value)."""
 
 
+class EntityNotFoundError(BiokgError):
+    """No node in the graph has the requested id."""
+
+
 class LLMError(RetryableError):
     """The LLM endpoint failed or answered something the planner cannot use."""
 

@@ -49,6 +49,11 @@ class Settings:
     source_dirs: tuple[tuple[str, Path], ...] = ()
     # BIOKG_OPENFDA_API_KEY (default unset): openFDA API key; raises the 1,000 requests/day limit.
     openfda_api_key: str | None = None
+    # BIOKG_API_KEY (default unset): the key clients of the agent API (`biokg serve`) send in the
+    # X-API-Key header. Unset means no authentication, which `biokg serve` allows on a loopback
+    # host only: it refuses to listen on any other address without a key. Danger: anyone who
+    # has the key can run graph queries (bounded per request) and read the whole graph.
+    api_key: str | None = field(default=None, repr=False)
 
     def source_dir(self, source: str) -> Path | None:
         """The folder ``BIOKG_<SOURCE>_DIR`` names for a source, if any."""
@@ -115,4 +120,5 @@ class Settings:
                 and value
             },
             openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
+            api_key=env.get("BIOKG_API_KEY") or None,
         )

@@ -1,0 +1,78 @@
+"""Errors to HTTP responses, in one place: every error body is ``{"error", "type", "fields"}``.
+
+A :class:`BiokgError` gets the status of the nearest class in its MRO found in
+:data:`STATUS_BY_ERROR`. Request validation (422) and HTTP errors (401, 404 route, 405) are
+rewritten to the same body. Anything else is a bug and stays Starlette's plain 500.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from biokg.api.models import ErrorBody
+from biokg.errors import (
+    AgentInputError,
+    BiokgError,
+    BudgetExceededError,
+    EntityNotFoundError,
+    LLMError,
+    RetryableError,
+    StoreError,
+    StoreUnavailableError,
+    UnsafeCypherError,
+)
+
+log = logging.getLogger(__name__)
+
+#: Status per error class; a subclass not listed takes its nearest listed ancestor's status.
+STATUS_BY_ERROR: dict[type[BiokgError], int] = {
+    AgentInputError: 422,
+    UnsafeCypherError: 400,
+    EntityNotFoundError: 404,
+    BudgetExceededError: 504,  # the question's time/query budget or the request timeout ran out
+    StoreUnavailableError: 503,
+    RetryableError: 503,
+    LLMError: 502,
+    StoreError: 502,  # the engine refused a query: an upstream failure, not the client's
+    BiokgError: 500,
+}
+
+
+def error_status(err: BiokgError) -> int:
+    """The HTTP status of ``err`` (see :data:`STATUS_BY_ERROR`)."""
+    return next(STATUS_BY_ERROR[c] for c in type(err).__mro__ if c in STATUS_BY_ERROR)
+
+
+def error_body(err: BiokgError) -> ErrorBody:
+    """The response body for ``err``; server-side failures are logged here, once."""
+    if error_status(err) >= 500:
+        log.error("%s: %s", type(err).__name__, err, exc_info=err)
+    return ErrorBody(error=str(err), type=type(err).__name__)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the three handlers that give every error the same body."""
+
+    async def biokg_error(request: Request, err: BiokgError) -> JSONResponse:
+        return JSONResponse(error_body(err).model_dump(), status_code=error_status(err))
+
+    async def invalid_request(request: Request, err: RequestValidationError) -> JSONResponse:
+        problems = err.errors()
+        # loc starts with where the value was (body, query, path, header); the rest names it
+        fields = [".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]) for e in problems]
+        message = "; ".join(f"{f}: {e['msg']}" for f, e in zip(fields, problems, strict=True))
+        body = ErrorBody(error=message, type="RequestValidationError", fields=fields)
+        return JSONResponse(body.model_dump(), status_code=422)
+
+    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
+        body = ErrorBody(error=str(err.detail), type="HTTPException")
+        return JSONResponse(body.model_dump(), status_code=err.status_code, headers=err.headers)
+
+    app.add_exception_handler(BiokgError, biokg_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)

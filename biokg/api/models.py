@@ -1,0 +1,89 @@
+"""Request and response models of the API that the agent's own models do not already cover.
+
+Answers, candidates and step events are the agent's models (:mod:`biokg.graph_agent.models`),
+so the API and the CLI's JSON share one shape. Budget overrides are validated here and capped
+by the server's own budget: a client may ask for less graph work, never for more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from biokg.graph_agent.agent import MAX_QUESTION_CHARS
+from biokg.graph_agent.models import EvidenceEdge, EvidenceNode, QueryRecord
+from biokg.graph_agent.runner import Budget
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BudgetRequest(_Model):
+    """Lower limits for one question; each value is capped at the server's limit."""
+
+    max_queries: int | None = Field(None, ge=1, description="graph queries for this question")
+    max_rows: int | None = Field(None, ge=1, description="rows returned over all queries")
+    max_seconds: float | None = Field(None, gt=0, description="graph time for this question")
+    query_timeout_s: float | None = Field(None, gt=0, description="time limit of one query")
+
+    def within(self, ceiling: Budget) -> Budget:
+        """The server's budget lowered by the values given here (never raised)."""
+        asked = self.model_dump(exclude_none=True)
+        return replace(ceiling, **{k: min(v, getattr(ceiling, k)) for k, v in asked.items()})
+
+
+class AskRequest(_Model):
+    """A question, and optionally a smaller budget for answering it."""
+
+    question: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS),
+    ] = Field(examples=["What does Viagra target?"])
+    budget: BudgetRequest | None = None
+
+
+class SurveyGroup(_Model):
+    """How many edges of one type and direction join the entity to neighbours of one label."""
+
+    type: str
+    outgoing: bool = Field(description="true: the entity is the edge's subject")
+    label: str
+    edges: int
+
+
+class NeighbourRow(_Model):
+    """One edge of the neighbourhood, with its provenance, and the node at its other end."""
+
+    relation: str
+    outgoing: bool = Field(description="true: the entity is the edge's subject")
+    neighbour: EvidenceNode
+    edge: EvidenceEdge
+
+
+class Neighbourhood(_Model):
+    """An entity's one-hop neighbourhood: counts per group, then up to ``limit`` rows per group."""
+
+    entity: EvidenceNode
+    survey: list[SurveyGroup]
+    rows: list[NeighbourRow]
+    queries: list[QueryRecord]
+
+
+class Health(_Model):
+    """The engine answered; which database it serves and the loaded source versions."""
+
+    status: Literal["ok"] = "ok"
+    engine: str
+    database: str
+    data_versions: list[dict[str, Any]]
+
+
+class ErrorBody(_Model):
+    """Every error response: a message that says what to do, and the error's class name."""
+
+    error: str
+    type: str
+    fields: list[str] = Field(default_factory=list, description="offending request fields")

@@ -1,0 +1,175 @@
+"""The API's routes: each parses its input, runs one library call off the event loop, and returns.
+
+Graph work is bounded twice: by the question's :class:`Budget` (queries, rows, graph time, per
+query timeout, checked by the agent's runner) and by a request deadline derived from that
+budget, after which the client gets 504 and the worker thread finishes on its own budget.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Annotated, TypeVar
+
+import anyio
+import anyio.to_thread
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic_core import to_json
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from biokg import cypher
+from biokg.api.errors import error_body
+from biokg.api.models import AskRequest, Health, Neighbourhood
+from biokg.api.neighbourhood import neighbourhood
+from biokg.errors import BiokgError, BudgetExceededError
+from biokg.graph_agent.agent import MAX_QUESTION_CHARS, GraphAgent
+from biokg.graph_agent.models import Answer, Candidate, StepEvent
+from biokg.graph_agent.runner import Budget
+
+T = TypeVar("T")
+#: Time for what the budget does not count (linking, data versions, the answer), in seconds.
+OVERHEAD_S = 5.0
+HEALTH_TIMEOUT_S = 10.0
+
+public = APIRouter()
+protected = APIRouter()
+
+
+def get_agent(request: Request) -> GraphAgent:
+    """The agent the lifespan built."""
+    return request.app.state.agent
+
+
+Agent = Annotated[GraphAgent, Depends(get_agent)]
+
+
+def request_timeout(budget: Budget) -> float:
+    """The longest a request under ``budget`` may take: its graph time, one more query, overhead.
+
+    The runner checks the time budget before each query, so the last query may start just
+    inside it and run for up to its own timeout.
+    """
+    return budget.max_seconds + budget.query_timeout_s + OVERHEAD_S
+
+
+async def in_thread(work: Callable[[], T], *, seconds: float, since: float | None = None) -> T:
+    """Run blocking graph work in a worker thread; stop waiting ``seconds`` after ``since``.
+
+    Args:
+        since: when the request's clock started (``anyio.current_time()``); default now.
+
+    Raises:
+        BudgetExceededError: the work took longer (the thread is abandoned, not killed).
+    """
+    start = anyio.current_time() if since is None else since
+    with anyio.CancelScope(deadline=start + seconds):
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    raise BudgetExceededError(
+        f"the request took longer than {seconds:.0f} s; "
+        "ask a narrower question or send a smaller budget"
+    )
+
+
+def _scoped(agent: GraphAgent, budget: Budget) -> GraphAgent:
+    """The shared agent with this request's budget (it reads ``budget`` once per question)."""
+    if budget == agent.budget:
+        return agent
+    scoped = copy.copy(agent)
+    scoped.budget = budget
+    return scoped
+
+
+@public.get("/health", response_model=Health, tags=["health"])
+async def health(agent: Agent) -> Health:
+    """Whether the graph engine answers, and the source versions it serves. No key needed."""
+
+    def check() -> Health:
+        agent.store.ping()
+        versions = agent.store.read(cypher.load("agent_data_versions"))
+        return Health(
+            engine=agent.store.dialect.name, database=agent.store.database, data_versions=versions
+        )
+
+    return await in_thread(check, seconds=HEALTH_TIMEOUT_S)
+
+
+@protected.post("/ask", response_model=Answer, tags=["agent"])
+async def ask(body: AskRequest, agent: Agent) -> Answer:
+    """Answer a question: claims citing node/edge ids and source records, the evidence graph,
+    every query run, timings and data versions."""
+    budget = body.budget.within(agent.budget) if body.budget else agent.budget
+    work = functools.partial(_scoped(agent, budget).ask, body.question)
+    return await in_thread(work, seconds=request_timeout(budget))
+
+
+@protected.post(
+    "/ask/stream",
+    response_class=EventSourceResponse,
+    tags=["agent"],
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
+    """The steps of answering as server-sent events, as they happen.
+
+    One event per step, named by its kind: ``linking``, ``plan``, ``query`` (one per query run),
+    ``partial``, and last ``answer`` (data: the same JSON as ``POST /ask``). A failure after the
+    stream started arrives as an ``error`` event with the usual error body, and ends the stream.
+    """
+    budget = body.budget.within(agent.budget) if body.budget else agent.budget
+    limit, since = request_timeout(budget), anyio.current_time()
+    events = _scoped(agent, budget).stream(body.question)
+    # the first step runs before the response starts, so bad input still gets its status code
+    first = await in_thread(functools.partial(next, events), seconds=limit, since=since)
+    return EventSourceResponse(_sse(first, events, limit, since))
+
+
+async def _sse(
+    first: StepEvent, events: Iterator[StepEvent], limit: float, since: float
+) -> AsyncIterator[ServerSentEvent]:
+    yield _event(first.kind, first.data)
+    while True:
+        try:
+            step = await in_thread(
+                functools.partial(next, events, None), seconds=limit, since=since
+            )
+        except BiokgError as err:
+            yield _event("error", error_body(err).model_dump())
+            return
+        if step is None:
+            return
+        yield _event(step.kind, step.data)
+
+
+def _event(name: str, data: dict) -> ServerSentEvent:
+    return ServerSentEvent(event=name, data=to_json(data).decode())
+
+
+@protected.get("/search", response_model=list[Candidate], tags=["graph"])
+async def search(
+    agent: Agent,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION_CHARS)],
+    limit: Annotated[int, Query(ge=1, le=50)] = 10,
+) -> list[Candidate]:
+    """Nodes a name, synonym, brand name or id may mean, best first (ambiguity kept)."""
+    return await in_thread(
+        functools.partial(agent.linker.link, q, limit=limit), seconds=request_timeout(agent.budget)
+    )
+
+
+@protected.get("/entities/{curie}/neighbourhood", response_model=Neighbourhood, tags=["graph"])
+async def entity_neighbourhood(
+    agent: Agent,
+    curie: str,
+    types: Annotated[
+        str | None, Query(description="comma-separated relationship types; default all")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=200, description="rows per type and direction")] = 25,
+) -> Neighbourhood:
+    """One hop around an entity: edge counts per type, direction and label, then edge rows with
+    their provenance (source, source_version, source_record)."""
+    wanted = [t.strip() for t in (types or "").split(",") if t.strip()]
+    work = functools.partial(
+        neighbourhood, agent, curie, types=wanted, limit=limit, budget=agent.budget
+    )
+    return await in_thread(work, seconds=request_timeout(agent.budget))

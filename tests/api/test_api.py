@@ -1,0 +1,275 @@
+"""The agent API end to end: real app, real engine, real data (see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from biokg.api.app import check_bind
+from biokg.api.errors import error_status
+from biokg.api.models import BudgetRequest
+from biokg.api.routes import in_thread
+from biokg.cli.app import app as cli_app
+from biokg.errors import (
+    AgentInputError,
+    BiokgError,
+    BudgetExceededError,
+    ConfigError,
+    EntityNotFoundError,
+    RecordValidationError,
+    StoreError,
+    StoreUnavailableError,
+    UnsafeCypherError,
+)
+from biokg.graph_agent.models import Answer
+from biokg.graph_agent.runner import Budget
+from biokg.settings import Settings
+
+VIAGRA = "CHEMBL.COMPOUND:CHEMBL192"  # sildenafil, brand name Viagra, in the ChEMBL test set
+PDE5A = "NCBIGene:8654"  # phosphodiesterase 5A, sildenafil's target in ChEMBL's mechanisms
+TARGETS_Q = "What does Viagra target?"
+
+
+def _cited_ids_are_in_evidence(answer: Answer) -> None:
+    nodes = {n.id for n in answer.evidence.nodes}
+    edges = {e.id: e for e in answer.evidence.edges}
+    for claim in answer.claims:
+        assert set(claim.node_ids) <= nodes, claim.text
+        assert set(claim.edge_ids) <= set(edges), claim.text
+        for source in claim.sources:
+            assert source.source_record == edges[source.edge_id].source_record
+
+
+@pytest.mark.parametrize(
+    "question",
+    [TARGETS_Q, "What are the phenotypes of Marfan syndrome?"],
+    ids=["drug-targets", "disease-phenotypes"],
+)
+def test_ask_answers_with_claims_citing_only_the_returned_evidence(
+    client: TestClient, auth: dict[str, str], question: str
+) -> None:
+    response = client.post("/ask", json={"question": question}, headers=auth)
+    assert response.status_code == 200, response.text
+    answer = Answer.model_validate(response.json())
+    assert answer.status == "answered" and answer.claims and answer.queries, answer.summary
+    _cited_ids_are_in_evidence(answer)
+
+
+def test_ask_viagra_targets_pde5a_with_provenance(client: TestClient, auth: dict[str, str]) -> None:
+    answer = Answer.model_validate(
+        client.post("/ask", json={"question": TARGETS_Q}, headers=auth).json()
+    )
+    assert PDE5A in [n.id for n in answer.answers]
+    claim = next(c for c in answer.claims if PDE5A in c.node_ids)
+    assert claim.sources and all(s.source and s.source_record for s in claim.sources)
+
+
+def test_ask_budget_override_limits_the_work(client: TestClient, auth: dict[str, str]) -> None:
+    body = {"question": TARGETS_Q, "budget": {"max_queries": 1}}
+    answer = client.post("/ask", json=body, headers=auth).json()
+    assert len(answer["queries"]) == 1  # the breadth survey, then the budget is spent
+
+
+def test_budget_overrides_lower_the_servers_budget_and_never_raise_it() -> None:
+    server = Budget(max_queries=24, max_rows=5_000, max_seconds=20.0, query_timeout_s=10.0)
+    asked = BudgetRequest(max_queries=1_000, max_rows=10, max_seconds=2.5)
+    assert asked.within(server) == Budget(
+        max_queries=24, max_rows=10, max_seconds=2.5, query_timeout_s=10.0
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"question": ""}, "question"),
+        ({"question": "   "}, "question"),
+        ({}, "question"),
+        ({"question": TARGETS_Q, "budget": {"max_queries": 0}}, "budget.max_queries"),
+        ({"question": TARGETS_Q, "budget": {"max_hops": 9}}, "budget.max_hops"),
+    ],
+    ids=["empty", "blank", "missing", "zero-queries", "unknown-budget-field"],
+)
+@pytest.mark.parametrize("path", ["/ask", "/ask/stream"])
+def test_invalid_question_or_budget_is_422_naming_the_field(
+    client: TestClient, auth: dict[str, str], path: str, body: dict, field: str
+) -> None:
+    response = client.post(path, json=body, headers=auth)
+    assert response.status_code == 422
+    error = response.json()
+    assert error["type"] == "RequestValidationError" and field in error["fields"]
+    assert field in error["error"]
+
+
+def _events(response) -> list[tuple[str, dict]]:
+    """(event name, data) pairs of a server-sent event stream."""
+    events, name = [], None
+    for line in response.iter_lines():
+        if line.startswith("event:"):
+            name = line.partition(":")[2].strip()
+        elif line.startswith("data:"):
+            events.append((name, json.loads(line.partition(":")[2])))
+    return events
+
+
+def test_stream_yields_each_step_in_order_and_ends_with_the_answer(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    body = {"question": TARGETS_Q}
+    with client.stream("POST", "/ask/stream", json=body, headers=auth) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = _events(response)
+    kinds = [kind for kind, _ in events]
+    assert kinds[:2] == ["linking", "plan"] and kinds[-1] == "answer"
+    assert set(kinds[2:-1]) <= {"query", "partial"} and "query" in kinds
+    answer = Answer.model_validate(events[-1][1])
+    assert answer.status == "answered" and PDE5A in [n.id for n in answer.answers]
+    assert [q for kind, q in events if kind == "query"] == [q.model_dump() for q in answer.queries]
+    _cited_ids_are_in_evidence(answer)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/ask", {"question": TARGETS_Q}),
+        ("POST", "/ask/stream", {"question": TARGETS_Q}),
+        ("GET", "/search?q=viagra", None),
+        ("GET", f"/entities/{VIAGRA}/neighbourhood", None),
+    ],
+    ids=["ask", "stream", "search", "neighbourhood"],
+)
+@pytest.mark.parametrize(
+    "headers", [{}, {"X-API-Key": "wrong"}, {"X-API-Key": ""}], ids=["none", "wrong", "empty"]
+)
+def test_protected_routes_are_401_without_the_right_key(
+    client: TestClient, method: str, path: str, body: dict | None, headers: dict[str, str]
+) -> None:
+    response = client.request(method, path, json=body, headers=headers)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "ApiKey"
+    assert "X-API-Key" in response.json()["error"]
+
+
+def test_search_finds_viagra_by_brand_name(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.get("/search", params={"q": "viagra", "limit": 5}, headers=auth)
+    assert response.status_code == 200
+    candidates = response.json()
+    assert VIAGRA in [c["id"] for c in candidates] and len(candidates) <= 5
+    assert {"id", "label", "name", "score", "rule", "matched"} <= set(candidates[0])
+
+
+def test_search_limit_is_bounded(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.get("/search", params={"q": "viagra", "limit": 500}, headers=auth)
+    assert response.status_code == 422 and response.json()["fields"] == ["limit"]
+
+
+def test_neighbourhood_rows_carry_edge_provenance(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.get(
+        f"/entities/{VIAGRA}/neighbourhood", params={"types": "TARGETS", "limit": 10}, headers=auth
+    )
+    assert response.status_code == 200, response.text
+    hood = response.json()
+    assert hood["entity"]["id"] == VIAGRA
+    assert any(g["type"] == "TARGETS" and g["edges"] >= 1 for g in hood["survey"])
+    assert hood["rows"] and {r["relation"] for r in hood["rows"]} == {"TARGETS"}
+    assert PDE5A in [r["neighbour"]["id"] for r in hood["rows"]]
+    for row in hood["rows"]:
+        edge = row["edge"]
+        assert row["outgoing"] and edge["subject"] == VIAGRA
+        assert edge["source"] and edge["source_version"] and edge["source_record"]
+    assert [q["step"] for q in hood["queries"]][:2] == ["neighbourhood:entity", "breadth:survey"]
+
+
+def test_neighbourhood_without_types_surveys_every_type(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    hood = client.get(f"/entities/{VIAGRA}/neighbourhood", headers=auth).json()
+    surveyed = {g["type"] for g in hood["survey"]}
+    assert {"TARGETS", "INDICATED_FOR"} <= surveyed
+    assert {r["relation"] for r in hood["rows"]} == surveyed
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "kind", "says"),
+    [
+        ("/entities/CHEMBL.COMPOUND:CHEMBL0/neighbourhood", 404, "EntityNotFoundError", "/search"),
+        (f"/entities/{VIAGRA}/neighbourhood?types=CURES", 422, "AgentInputError", "CURES"),
+    ],
+    ids=["unknown-id", "unknown-type"],
+)
+def test_neighbourhood_errors_map_to_status_and_say_what_to_do(
+    client: TestClient, auth: dict[str, str], path: str, status: int, kind: str, says: str
+) -> None:
+    response = client.get(path, headers=auth)
+    assert response.status_code == status
+    assert response.json()["type"] == kind and says in response.json()["error"]
+
+
+def test_health_and_docs_need_no_key(client: TestClient) -> None:
+    health = client.get("/health")
+    assert health.status_code == 200
+    body = health.json()
+    assert body["status"] == "ok" and body["engine"] == "arcadedb"
+    sources = {v["source"] for v in body["data_versions"]}
+    assert {"infores:hpo-annotations", "infores:chembl", "infores:openfda"} <= sources
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/ask", "/ask/stream", "/search", "/entities/{curie}/neighbourhood"} <= set(paths)
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (AgentInputError("empty"), 422),
+        (UnsafeCypherError("DELETE"), 400),
+        (EntityNotFoundError("X:1"), 404),
+        (BudgetExceededError("time"), 504),
+        (StoreUnavailableError("down"), 503),
+        (StoreError("refused"), 502),
+        (RecordValidationError("unlisted subclass"), 500),
+        (BiokgError("root"), 500),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, Exception) else str(v),
+)
+def test_error_classes_map_to_http_status(error: BiokgError, status: int) -> None:
+    assert error_status(error) == status
+
+
+def test_work_past_the_request_timeout_is_a_budget_error() -> None:
+    with pytest.raises(BudgetExceededError, match="longer than"):
+        anyio.run(lambda: in_thread(lambda: time.sleep(0.5), seconds=0.05))
+
+
+@pytest.mark.parametrize(
+    ("host", "key", "refused"),
+    [
+        ("127.0.0.1", None, False),
+        ("::1", None, False),
+        ("localhost", None, False),
+        ("0.0.0.0", None, True),
+        ("api.example.org", None, True),
+        ("0.0.0.0", "k" * 32, False),
+    ],
+    ids=["ipv4-loopback", "ipv6-loopback", "localhost", "all-interfaces", "hostname", "with-key"],
+)
+def test_serving_beyond_loopback_needs_a_key(host: str, key: str | None, refused: bool) -> None:
+    settings = Settings.from_env({"BIOKG_API_KEY": key} if key else {})
+    if refused:
+        with pytest.raises(ConfigError, match="BIOKG_API_KEY"):
+            check_bind(host, settings)
+    else:
+        check_bind(host, settings)
+
+
+def test_serve_command_refuses_open_host_without_key() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--host", "0.0.0.0"], env={"BIOKG_API_KEY": ""})
+    assert result.exit_code == 1 and "BIOKG_API_KEY" in result.output
+
+
+def test_api_key_is_not_in_the_settings_repr() -> None:
+    assert "s3cret" not in repr(Settings.from_env({"BIOKG_API_KEY": "s3cret"}))
