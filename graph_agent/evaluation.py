@@ -27,7 +27,6 @@ from biokg import cypher
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
 from biokg.ingest.identity import name_key
-from biokg.schema import GraphSchema
 
 SAMPLE_EDGES = 3_000
 _SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")
@@ -99,7 +98,7 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
                         EvalQuestion("one_hop", template.format(name=text), gold, variant, rel)
                     )
     questions += _two_hop(agent, edges, rng, per_relation)
-    questions += _unanswerable(schema, edges, rng, per_relation)
+    questions += _unanswerable(agent, edges, rng, per_relation)
     return questions
 
 
@@ -197,8 +196,9 @@ def _two_hop(
 
 
 def _unanswerable(
-    schema: GraphSchema, edges: dict[str, list[dict]], rng: random.Random, k: int
+    agent: GraphAgent, edges: dict[str, list[dict]], rng: random.Random, k: int
 ) -> list[EvalQuestion]:
+    schema, lexicon = agent.schema, agent.linker.lexicon
     out = []
     present = [rel for rel, rows in edges.items() if rows]
     for _ in range(k * 2):
@@ -223,8 +223,9 @@ def _unanswerable(
             (r["subject"], r["subject_name"])
             for rows in edges.values()
             for r in rows[:200]
-            if r["subject_label"] not in reachable
-        }
+            if not reachable
+            & {lexicon.label(e.id) for e in lexicon.by_key.get(name_key(r["subject_name"]), [])}
+        }  # no node of an answerable kind goes by that name ("Humira" the label and the drug)
         for _, name in rng.sample(sorted(other), min(2, len(other))):
             text = rng.choice(spec.questions.forward).format(name=name)
             out.append(EvalQuestion("unanswerable", text, frozenset(), "none", rel))

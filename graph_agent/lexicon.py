@@ -20,10 +20,13 @@ import polars as pl
 
 from biokg import cypher
 from biokg.ingest.identity import name_key, salt_free_key
+from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 
+#: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
+LEXICON_FORMAT = 2
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -34,7 +37,11 @@ RULE_SCORES = {
     "generic": 0.94,
     "synonym": 0.92,
     "name-salt": 0.9,
+    "title": 0.8,
 }
+#: Labels whose nodes are documents about entities (openFDA labels, sections): a name they share
+#: with an entity (the label "VIAGRA", the drug with brand name Viagra) means the entity first.
+DOCUMENT_CATEGORY = "biolink:InformationContentEntity"
 _NAME_COLUMNS = {
     "name": "name",
     "symbol": "symbol",
@@ -80,9 +87,8 @@ class Lexicon:
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
         """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
         versions = store.read(cypher.load("agent_data_versions"))
-        digest = hashlib.sha1(
-            repr(sorted((v["source"], v["load_id"]) for v in versions)).encode()
-        ).hexdigest()[:16]
+        state = sorted((v["source"], v["load_id"]) for v in versions)
+        digest = hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
         folder = cache_dir / "lexicon" / digest
         if (folder / "keys.parquet").is_file():
             nodes, keys = (pl.read_parquet(folder / f) for f in ("nodes.parquet", "keys.parquet"))
@@ -103,6 +109,8 @@ class Lexicon:
 
 def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows = store.read(cypher.load("agent_lexicon"), timeout_s=300)
+    schema = load_schema()
+    documents = {n for n, spec in schema.labels.items() if spec.category == DOCUMENT_CATEGORY}
     nodes = pl.DataFrame(
         [(r["id"], r["label"], r["name"]) for r in rows], schema=_NODE_SCHEMA, orient="row"
     )
@@ -116,6 +124,8 @@ def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
                 keys.append((local.casefold(), node, rule, ref))
         for column, rule in _NAME_COLUMNS.items():
             value = row[column]
+            if row["label"] in documents:
+                rule = "title"
             for text in value if isinstance(value, list) else [value] if value else []:
                 keys.append((name_key(text), node, rule, text))
                 if row["label"] == "Drug":

@@ -1,0 +1,134 @@
+"""The deterministic agent on the real graph: linking, research, evidence and cited answers.
+
+Graph: full HPO 2025-01-16 + the offline ChEMBL set + the real openFDA files (conftest).
+Expected values are read from the graph with independent Cypher in each test, never from the
+agent's own queries.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.errors import AgentInputError
+from biokg.graph_agent import evaluation
+from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.models import Answer
+from biokg.store import GraphStore
+
+SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
+PDE5A = "NCBIGene:8654"
+MARFAN = {"OMIM:154700", "ORPHA:558"}  # OMIM and Orphanet entries, both named "Marfan syndrome"
+
+
+def assert_cites_only_evidence(answer: Answer) -> None:
+    nodes = {n.id for n in answer.evidence.nodes}
+    edges = {e.id: e for e in answer.evidence.edges}
+    for claim in answer.claims:
+        assert set(claim.node_ids) <= nodes
+        assert set(claim.edge_ids) <= set(edges)
+        for source in claim.sources:  # each citation carries the edge's own provenance
+            edge = edges[source.edge_id]
+            assert (source.source, source.source_record) == (edge.source, edge.source_record)
+            assert source.source_record and source.source_version
+
+
+@pytest.mark.parametrize(
+    "text", ["Viagra", "VIAGRA", "sildenafil citrate", "CHEMBL192", "sildenafill", "Sildenafil"]
+)
+def test_drug_names_link_to_one_node(agent: GraphAgent, text: str) -> None:
+    assert agent.linker.link(text)[0].id == SILDENAFIL
+
+
+def test_what_viagra_targets_is_answered_with_citations(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    answer = agent.ask("What does Viagra target?")
+    expected = {
+        r["gene"]
+        for r in agent_graph.read(
+            "MATCH (:Drug {id: $id})-[:TARGETS]->(g:Gene) RETURN g.id AS gene", {"id": SILDENAFIL}
+        )
+    }
+    assert answer.status == "answered"
+    assert PDE5A in expected
+    assert {n.id for n in answer.answers} == expected
+    assert_cites_only_evidence(answer)
+    assert all(q.cypher and q.ms >= 0 for q in answer.queries)
+    assert {v["source"] for v in answer.data_versions} >= {"infores:chembl", "infores:openfda"}
+
+
+def test_ambiguous_name_keeps_every_candidate(agent: GraphAgent) -> None:
+    answer = agent.ask("What are the phenotypes of Marfan syndrome?")
+    mention = next(m for m in answer.mentions if m.text == "Marfan syndrome")
+    assert {c.id for c in mention.candidates} == MARFAN
+    assert "matches 2 nodes" in answer.summary
+    assert {c.node_ids[0] for c in answer.claims} <= MARFAN
+    assert_cites_only_evidence(answer)
+
+
+def test_two_hop_answers_come_from_the_chain(agent: GraphAgent, agent_graph: GraphStore) -> None:
+    answer = agent.ask("What are the phenotypes of the diseases associated with FBN1?")
+    gold = {
+        r["id"]
+        for r in agent_graph.read(
+            "MATCH (:Gene {id: 'NCBIGene:2200'})-[:ASSOCIATED_WITH]->(:Disease)"
+            "-[p:HAS_PHENOTYPE]->(ph:Phenotype) WHERE coalesce(p.negated, false) = false "
+            "RETURN DISTINCT ph.id AS id"
+        )
+    }
+    assert answer.answers and {n.id for n in answer.answers} <= gold
+    chain_claim = answer.claims[0]
+    assert "NCBIGene:2200" in chain_claim.node_ids and len(chain_claim.edge_ids) >= 2
+    assert_cites_only_evidence(answer)
+
+
+def test_negated_annotation_is_stated_as_negative(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # a disease with an HPO "NOT" annotation and few phenotypes (all fit in the claim list)
+    row = agent_graph.read(
+        "MATCH (d:Disease)-[r:HAS_PHENOTYPE {negated: true}]->(p:Phenotype) "
+        "WITH d, r, p MATCH (d)-[h:HAS_PHENOTYPE]->() "
+        "WITH d, r, p, count(h) AS n WHERE n <= 15 AND NOT EXISTS { "
+        "  MATCH (d)-[q:HAS_PHENOTYPE]->(p) WHERE coalesce(q.negated, false) = false } "
+        "RETURN d.id AS disease, p.id AS phenotype, r.id AS edge ORDER BY d.id LIMIT 1"
+    )[0]
+    answer = agent.ask(f"What are the phenotypes of {row['disease']}?")
+    negative = [c for c in answer.claims if row["edge"] in c.edge_ids]
+    assert len(negative) == 1 and " NOT has phenotype " in negative[0].text
+    assert row["phenotype"] not in {n.id for n in answer.answers}
+    assert_cites_only_evidence(answer)
+
+
+def test_unknown_entity_is_not_found_and_nothing_is_claimed(agent: GraphAgent) -> None:
+    answer = agent.ask("What does Zorblaxinol target?")
+    assert answer.status == "not_found"
+    assert answer.claims == [] and answer.answers == []
+    assert answer.summary.startswith("Not found in the graph")
+
+
+def test_stream_yields_steps_in_order(agent: GraphAgent) -> None:
+    kinds = [event.kind for event in agent.stream("Which drugs target PDE5A?")]
+    assert kinds[:2] == ["linking", "plan"]
+    assert "query" in kinds and kinds[-1] == "answer"
+
+
+def test_empty_question_is_refused(agent: GraphAgent) -> None:
+    with pytest.raises(AgentInputError, match="empty"):
+        agent.ask("   ")
+
+
+def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
+    questions = evaluation.generate(agent, per_relation=2, seed=3)
+    kinds = {q.kind for q in questions}
+    assert kinds == {"one_hop", "two_hop", "unanswerable"}
+    report = evaluation.run(agent, questions)
+    metrics = report.metrics()
+    answered = [
+        (r.question.text, [n.id for n in r.answer.answers[:3]])
+        for r in report.results
+        if r.question.kind == "unanswerable" and r.answer.status != "not_found"
+    ]
+    assert metrics["all"]["citations_in_evidence"] == 1.0
+    assert metrics["unanswerable"]["abstention"] >= 0.9, answered
+    assert metrics["one_hop"]["hit@1"] >= 0.8  # regression guard; README has the full eval
