@@ -24,3 +24,12 @@ def test_worker_waits_for_healthy_neo4j_and_points_at_it() -> None:
     worker = yaml.safe_load(COMPOSE.read_text())["services"]["prefect-worker"]
     assert worker["depends_on"]["neo4j"]["condition"] == "service_healthy"
     assert worker["environment"]["BIOKG_NEO4J_URI"] == "bolt://neo4j:7687"
+
+
+def test_api_serves_beyond_loopback_only_with_a_key_and_waits_for_neo4j() -> None:
+    api = yaml.safe_load(COMPOSE.read_text())["services"]["api"]
+    assert api["command"].startswith("biokg serve --host 0.0.0.0")
+    # passed through, unset by default: `biokg serve` then refuses to start on 0.0.0.0
+    assert api["environment"]["BIOKG_API_KEY"] == "${BIOKG_API_KEY:-}"
+    assert api["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert "/health" in " ".join(api["healthcheck"]["test"])
