@@ -51,9 +51,17 @@ class QueryRunner:
         return self.run(cypher.load(name), params, step=step)
 
     def run(
-        self, text: str, params: dict[str, Any], *, step: str, evidence: bool = True
+        self,
+        text: str,
+        params: dict[str, Any],
+        *,
+        step: str,
+        evidence: bool = True,
+        rollback: bool = False,
     ) -> list[dict[str, Any]]:
         """Run one read query; its rows' nodes and edges join the evidence graph.
+
+        ``rollback`` (generated Cypher): the transaction is rolled back, never committed.
 
         Raises:
             BudgetExceededError: the question's query or time budget is spent.
@@ -62,7 +70,9 @@ class QueryRunner:
         self._check_budget()
         start = time.perf_counter()
         try:
-            rows = self.store.read(text, params, timeout_s=self.budget.query_timeout_s)
+            rows = self.store.read(
+                text, params, timeout_s=self.budget.query_timeout_s, rollback=rollback
+            )
         except BiokgError as err:  # recorded, then re-raised unchanged
             self._record(step, text, params, 0, start, error=str(err))
             raise
@@ -72,6 +82,10 @@ class QueryRunner:
         if evidence:
             self.evidence.add_rows(rows)
         return rows
+
+    def record_refusal(self, text: str, params: dict[str, Any], *, step: str, reason: str) -> None:
+        """Log a query that was refused before it ran (it counts against the query budget)."""
+        self._record(step, text, params, 0, time.perf_counter(), error=reason)
 
     def keep(self, name: str, ids: list[str]) -> str:
         """Store ids under a handle name (passed to later queries as ``$<name>``)."""

@@ -21,7 +21,7 @@ import neo4j
 from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-from biokg.errors import StoreError, StoreUnavailableError
+from biokg.errors import StoreError, StoreUnavailableError, UnsafeCypherError
 from biokg.schema import GraphSchema
 from biokg.settings import Settings
 from biokg.store import embedded
@@ -102,12 +102,21 @@ class GraphStore:
         params: dict[str, Any] | None = None,
         *,
         timeout_s: float = READ_TIMEOUT_S,
+        rollback: bool = False,
     ) -> list[dict[str, Any]]:
         """Run a read query (READ routing, a timeout) and return its rows as dicts.
 
+        Args:
+            rollback: run in an explicit READ transaction that is always rolled back, never
+                committed, and refuse the rows if the engine reports any update. A safety net for
+                generated Cypher on engines that do not enforce READ sessions (ArcadeDB).
+
         Raises:
             StoreError: the engine rejected the query; the message carries the engine's reason.
+            UnsafeCypherError: with ``rollback``, the engine reported updates (rolled back).
         """
+        if rollback:
+            return self._read_rolled_back(cypher, params or {}, timeout_s)
         with self._errors(cypher):
             result = self.driver.execute_query(
                 Query(cypher, timeout=timeout_s),
@@ -116,6 +125,56 @@ class GraphStore:
                 database_=self.database,
             )
         return [record.data() for record in result.records]
+
+    def _read_rolled_back(
+        self, cypher: str, params: dict[str, Any], timeout_s: float
+    ) -> list[dict[str, Any]]:
+        with (
+            self._errors(cypher),
+            self.driver.session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS
+            ) as session,
+        ):
+            tx = session.begin_transaction(timeout=timeout_s)
+            try:
+                result = tx.run(cypher, params)
+                rows = [record.data() for record in result]
+                summary = result.consume()
+            finally:
+                if not tx.closed():
+                    tx.rollback()  # a transaction's context manager would commit: never here
+        counters = summary.counters
+        if (
+            summary.query_type != "r"
+            or counters.contains_updates
+            or counters.contains_system_updates
+        ):
+            raise UnsafeCypherError(
+                f"the engine reported updates (query type {summary.query_type!r}, {counters}); "
+                "the transaction was rolled back"
+            )
+        return rows
+
+    def explain(
+        self,
+        cypher: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = READ_TIMEOUT_S,
+    ) -> list[str]:
+        """EXPLAIN ``cypher`` (nothing runs): why its plan is not read-only, [] when it is.
+
+        Raises:
+            StoreError: the engine cannot plan it (syntax, unknown procedure): its reason.
+        """
+        with self._errors(cypher):
+            result = self.driver.execute_query(
+                Query(f"EXPLAIN {cypher}", timeout=timeout_s),
+                params or {},
+                routing_=RoutingControl.READ,
+                database_=self.database,
+            )
+        return self.dialect.plan_writes(result.summary.query_type, result.summary.plan)
 
     def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run one write statement in its own transaction and return its rows."""

@@ -5,7 +5,9 @@ Nothing outside this module branches on the engine. Known differences (DESIGN §
 * index DDL: Neo4j takes ``CREATE FULLTEXT INDEX`` / ``CREATE VECTOR INDEX`` in Cypher; ArcadeDB
   takes SQL ``CREATE INDEX ... FULL_TEXT`` / ``LSM_VECTOR`` (sent over its HTTP API);
 * index names in ``db.index.*.queryNodes``: Neo4j uses the index name, ArcadeDB ``Label[prop]``;
-* read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must).
+* read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must);
+* EXPLAIN: Neo4j's summary gives the statement's query type (``r`` = read-only); ArcadeDB's
+  reports ``w`` for every statement, so its plan's steps are read instead (:meth:`plan_writes`).
 
 The default database name (``neo4j`` vs ``kg``) is a setting (:class:`biokg.settings.Settings`).
 Writes need no dialect: the writer's Cypher (index lookup, CREATE the missing, SET the rest)
@@ -15,11 +17,17 @@ runs unchanged on both; ``docs/decisions/0002-embedded-engine-writes.md`` says w
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from biokg.schema import GraphSchema
 
 EMBEDDING_DIMENSIONS = 384
+#: ArcadeDB plan steps that update the graph (step names as its EXPLAIN prints them).
+_ARCADE_WRITE_STEP = re.compile(
+    r"^(CREATE|MERGE|SET|DELETE|DETACH DELETE|REMOVE|FOREACH|LOAD CSV)\b|IN TRANSACTIONS$"
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,16 @@ class Dialect:
 
     name = "neo4j"
     enforces_read_only = True
+
+    def plan_writes(self, query_type: str | None, plan: dict[str, Any] | None) -> list[str]:
+        """Why an EXPLAIN summary is not a read-only statement ([] when it is).
+
+        Neo4j reports the statement's query type; only ``r`` is read-only (``rw``/``w`` update
+        data, ``s`` the schema).
+        """
+        if query_type == "r":
+            return []
+        return [f"the engine's plan has query type {query_type!r}, not read-only 'r'"]
 
     def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         """Statements that must run before the index DDL (none on Neo4j)."""
@@ -93,6 +111,14 @@ class ArcadeDialect(Dialect):
     def fulltext_index_names(self, schema: GraphSchema, label: str) -> list[str]:
         # One index per single-string property, e.g. Gene[name] and Gene[symbol].
         return [f"{label}[{prop}]" for prop in _fulltext_strings(schema, label)]
+
+    def plan_writes(self, query_type: str | None, plan: dict[str, Any] | None) -> list[str]:
+        # EXPLAIN says "w" for everything here; the plan text lists one "+ STEP" per line.
+        text = ((plan or {}).get("args") or {}).get("string-representation", "")
+        steps = [line[2:].strip() for line in text.splitlines() if line.startswith("+ ")]
+        if not steps:
+            return ["the engine made no query plan (a schema or admin command?)"]
+        return [f"plan step {s!r} writes" for s in steps if _ARCADE_WRITE_STEP.search(s)]
 
     def prepare_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         # ArcadeDB indexes only declared properties; the types exist once constraints ran.
