@@ -54,6 +54,13 @@ class Settings:
     # host only: it refuses to listen on any other address without a key. Danger: anyone who
     # has the key can run graph queries (bounded per request) and read the whole graph.
     api_key: str | None = field(default=None, repr=False)
+    # OPENAI_BASE_URL / OPENAI_API_KEY / BIOKG_LLM_MODEL (default unset): an OpenAI-compatible
+    # chat endpoint for the agent's LLM planner; only when all three are set does the agent
+    # plan with it (otherwise the deterministic planner answers). Danger: the question, the
+    # schema summary and compact query results (a few names and ids) go to that endpoint.
+    openai_base_url: str | None = None
+    openai_api_key: str | None = field(default=None, repr=False)
+    llm_model: str | None = None
 
     def source_dir(self, source: str) -> Path | None:
         """The folder ``BIOKG_<SOURCE>_DIR`` names for a source, if any."""
@@ -121,4 +128,7 @@ class Settings:
             },
             openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
             api_key=env.get("BIOKG_API_KEY") or None,
+            openai_base_url=env.get("OPENAI_BASE_URL") or None,
+            openai_api_key=env.get("OPENAI_API_KEY") or None,
+            llm_model=env.get("BIOKG_LLM_MODEL") or None,
         )
