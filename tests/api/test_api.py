@@ -72,7 +72,7 @@ def test_ask_viagra_targets_pde5a_with_provenance(client: TestClient, auth: dict
 def test_ask_budget_override_limits_the_work(client: TestClient, auth: dict[str, str]) -> None:
     body = {"question": TARGETS_Q, "budget": {"max_queries": 1}}
     answer = client.post("/ask", json=body, headers=auth).json()
-    assert len(answer["queries"]) == 1  # the breadth survey, then the budget is spent
+    assert len(answer["queries"]) == 1  # the first query runs, then the budget is spent
 
 
 def test_budget_overrides_lower_the_servers_budget_and_never_raise_it() -> None:
