@@ -25,10 +25,14 @@ declared table below.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 
@@ -36,6 +40,8 @@ from biokg import cypher
 from biokg.ingest.records import Records, finalize_edges
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
+
+log = logging.getLogger(__name__)
 
 #: Salt, ester and hydrate words removed for salt-insensitive matching (USP salt nomenclature,
 #: https://www.usp.org/ - the common counter-ions and hydration states of approved drugs).
@@ -164,6 +170,20 @@ class DrugIndex:
                 return [found[k] for k in sorted(found)]
         return []
 
+    def to_json(self) -> str:
+        tables = {"by_name": self.by_name, "by_salt_free": self.by_salt_free}
+        data = {name: {k: sorted(v) for k, v in t.items()} for name, t in tables.items()}
+        return json.dumps({"by_id": self.by_id, **data}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> DrugIndex:
+        data = json.loads(text)
+        sets = {
+            name: defaultdict(set, {k: set(v) for k, v in data[name].items()})
+            for name in ("by_name", "by_salt_free")
+        }
+        return cls(by_id=dict(data["by_id"]), **sets)
+
 
 KNOWN_DRUG_SCHEMA = {
     "id": pl.String,
@@ -176,13 +196,47 @@ KNOWN_DRUG_SCHEMA = {
 
 
 def known_drugs(store: GraphStore) -> pl.DataFrame:
-    """The graph's Drug nodes with their names, xrefs and sources (one read)."""
-    return pl.DataFrame(store.read(cypher.load("identity_drugs")), schema=KNOWN_DRUG_SCHEMA)
+    """The graph's Drug nodes with their names, xrefs and sources (one read; absent lists empty)."""
+    rows = store.read(cypher.load("identity_drugs"))
+    frame = pl.DataFrame({c: [r[c] for r in rows] for c in KNOWN_DRUG_SCHEMA}, KNOWN_DRUG_SCHEMA)
+    empty = pl.lit([], dtype=pl.List(pl.String))
+    return frame.with_columns(pl.col(c).fill_null(empty) for c in DRUG_LIST_COLUMNS)
 
 
-def graph_drug_index(store: GraphStore) -> DrugIndex:
-    """The index of the Drug nodes in the graph."""
-    return DrugIndex.build(drug_entries(known_drugs(store)))
+#: Bump when :class:`DrugIndex` keys or normalisation change: cached indexes then rebuild.
+INDEX_FORMAT = 2
+
+
+def graph_drug_index(store: GraphStore, *, cache_dir: Path | None = None) -> DrugIndex:
+    """The index of the Drug nodes in the graph, from ``cache_dir`` while the graph is unchanged.
+
+    Reading every Drug node costs a few hundred ms per call (``biokg resolve``); the cached
+    index costs two small reads and a file. Its key is the current load of every source (each
+    load that writes Drug nodes records a new :SourceVersion), the Drug count, the database and
+    :data:`INDEX_FORMAT`, so any build invalidates it. A damaged cache file is rebuilt.
+    """
+    if cache_dir is None:
+        return DrugIndex.build(drug_entries(known_drugs(store)))
+    loads = sorted(
+        (r["id"], r["loaded_at"]) for r in store.read(cypher.load("identity_current_loads"))
+    )
+    [count] = store.read(cypher.load("identity_drug_count"))
+    key = json.dumps([INDEX_FORMAT, sorted(SALT_WORDS), store.database, loads, count["drugs"]])
+    folder = Path(cache_dir) / "identity"
+    path = folder / f"drug-index-{hashlib.sha1(key.encode()).hexdigest()[:16]}.json"
+    if path.exists():
+        try:
+            return DrugIndex.from_json(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            log.info("drug index cache %s is damaged; rebuilding it", path)
+    index = DrugIndex.build(drug_entries(known_drugs(store)))
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("drug-index-*.json"):
+        old.unlink(missing_ok=True)
+    partial = path.with_suffix(".part")
+    partial.write_text(index.to_json(), encoding="utf-8")
+    partial.replace(path)
+    return index
 
 
 @dataclass

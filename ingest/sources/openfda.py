@@ -182,7 +182,7 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
         "products": openfda_format.products(fetched.files[PRODUCTS_FILE]),
         "labels": openfda_format.labels_frame(labels),
         "label_sections": openfda_format.sections_frame(labels),
-        "events": pl.concat(events),
+        "events": _distinct_reports(pl.concat(events)),
     }
 
 
@@ -250,6 +250,12 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
 
 def _is_spl(name: str) -> bool:
     return Path(name).match(SPL_GLOB)
+
+
+def _distinct_reports(events: pl.DataFrame) -> pl.DataFrame:
+    """A report in several files (API pages beside bulk files) counts once: its first file's."""
+    report = pl.col("source_record").str.split("#").list.last()
+    return events.filter(pl.struct(report, "drug", "uniis", "reaction").is_first_distinct())
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:

@@ -17,7 +17,7 @@ from graph_state import snapshot
 
 from biokg.errors import SourceFormatError
 from biokg.ingest.build import build, fetch_source, prepare_records, resolve_identities
-from biokg.ingest.identity import graph_drug_index, known_drugs
+from biokg.ingest.identity import DrugIndex, graph_drug_index, known_drugs
 from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -257,3 +257,32 @@ def test_products_whose_ingredient_is_a_chembl_drug_are_linked(
     assert expected <= linked  # every product with an exact-name ChEMBL ingredient is linked
     assert len(expected) == EXPECTED_EXACT_NAME_PRODUCTS
     assert len(linked) == EXPECTED_LINKED_PRODUCTS
+
+
+def test_cached_drug_index_matches_the_graph_and_follows_new_loads(
+    store: GraphStore, settings: Settings, drug_results: dict, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    cached = graph_drug_index(store, cache_dir=cache)
+    [path] = (cache / "identity").glob("drug-index-*.json")
+    assert cached == graph_drug_index(store)  # the same index as read from the graph
+    path.write_text('{"by_id": {"viagra": ')  # a damaged file is rebuilt, not trusted
+    assert graph_drug_index(store, cache_dir=cache) == cached
+    # while the graph's loads are unchanged, the file is what answers (doctored here to tell)
+    doctored = DrugIndex.from_json(path.read_text())
+    doctored.by_name["zzyzx"] = {SILDENAFIL}
+    path.write_text(doctored.to_json())
+    assert [m.id for m in graph_drug_index(store, cache_dir=cache).lookup("zzyzx")] == [SILDENAFIL]
+    # a new openFDA load (same records plus a copy of the FAERS report: new inputs, new load
+    # id) makes the cached index stale
+    folder = tmp_path / "openfda"
+    shutil.copytree(openfda.DEFAULT_DIR, folder)
+    shutil.copy(folder / openfda.EVENTS_FILE, folder / "drug-event-copy.json")
+    try:
+        build(store, settings, ("openfda",), data_dir=folder, sample=True)
+        rebuilt = graph_drug_index(store, cache_dir=cache)
+        assert rebuilt.lookup("zzyzx") == []
+        assert rebuilt == graph_drug_index(store)
+        assert [p.name for p in (cache / "identity").glob("drug-index-*.json")] != [path.name]
+    finally:
+        build(store, settings, ("openfda",), sample=True)  # the offline load is current again

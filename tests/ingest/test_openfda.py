@@ -162,6 +162,14 @@ def test_faers_report_gives_term_nodes_and_named_drug_mentions(
     assert (quinine["report_count"], quinine["suspect_report_count"]) == (1, 0)  # concomitant
 
 
+def test_a_report_in_two_files_counts_once(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    shutil.copy(folder / openfda.EVENTS_FILE, folder / "drug-event-0001-of-0001.json")
+    events = openfda.parse(openfda.fetch(tmp_path, data_dir=folder))["events"]
+    assert events.height == 86 * 20  # as from one file: 86 reactions x 20 distinct drugs
+    assert set(events["source_record"].str.split("#").list.first()) == {openfda.EVENTS_FILE}
+
+
 @pytest.mark.parametrize(
     ("term", "curie"),
     [
