@@ -162,6 +162,22 @@ def test_faers_report_gives_term_nodes_and_named_drug_mentions(
     assert (quinine["report_count"], quinine["suspect_report_count"]) == (1, 0)  # concomitant
 
 
+def test_harmonized_report_drugs_are_named_by_each_unii(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    path = folder / openfda.EVENTS_FILE
+    report = json.loads(path.read_text())
+    # OS-CAL + D annotated as openFDA's harmonization does: its ingredients' UNIIs (calcium
+    # carbonate H0G9379FGK, as in harmonized_small.json; cholecalciferol 1C6V77QF41)
+    report["patient"]["drug"][2]["openfda"] = {"unii": ["H0G9379FGK", "1C6V77QF41"]}
+    path.write_text(json.dumps(report))
+    frames = openfda.parse(openfda.fetch(tmp_path, data_dir=folder))
+    mentions = openfda.normalize(frames, release=RELEASE).named_edges["REPORTED_ADVERSE_EVENT"]
+    names = set(mentions.mentions["drug_name"])
+    assert {"UNII:1C6V77QF41", "UNII:H0G9379FGK"} <= names
+    assert report["patient"]["drug"][2]["medicinalproduct"] not in names  # the codes replace it
+    assert len(names) == 20 + 1  # one text became two ingredient ids
+
+
 def test_a_report_in_two_files_counts_once(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     shutil.copy(folder / openfda.EVENTS_FILE, folder / "drug-event-0001-of-0001.json")
