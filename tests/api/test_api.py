@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from biokg.api.app import check_bind
+from biokg.api.app import check_bind, create_app
 from biokg.api.errors import error_status
 from biokg.api.models import BudgetRequest
 from biokg.api.routes import in_thread
@@ -26,6 +26,7 @@ from biokg.errors import (
     StoreUnavailableError,
     UnsafeCypherError,
 )
+from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
 from biokg.graph_agent.runner import Budget
 from biokg.settings import Settings
@@ -220,6 +221,16 @@ def test_health_and_docs_need_no_key(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/ask", "/ask/stream", "/search", "/entities/{curie}/neighbourhood"} <= set(paths)
+
+
+def test_app_without_an_agent_connects_its_own_from_settings(
+    agent: GraphAgent, settings: Settings
+) -> None:
+    app = create_app(settings)  # no key: requests are not authenticated
+    with TestClient(app) as own:
+        assert app.state.agent is not agent and app.state.agent.researcher is None
+        found = own.get("/search", params={"q": "VIAGRA"}).json()
+        assert VIAGRA in [c["id"] for c in found]
 
 
 @pytest.mark.parametrize(
