@@ -19,8 +19,9 @@ def resolve_command(
     output: str = typer.Option("table", "--output", "-o", help="table or json"),
 ) -> None:
     """Resolve a drug name; an ambiguous name lists every candidate with the rule that matched."""
-    with GraphStore.connect(Settings.from_env()) as store:
-        matches = graph_drug_index(store).lookup(name)
+    settings = Settings.from_env()
+    with GraphStore.connect(settings) as store:
+        matches = graph_drug_index(store, cache_dir=settings.cache_dir).lookup(name)
     if output == "json":
         print(json.dumps([m.__dict__ for m in matches], indent=2))
         return
