@@ -5,8 +5,9 @@ the session mode (``docs/decisions/0007-cypher-gate.md``). In order, a query is:
 
 1. NFKC-normalised; zero-width, bidi, control and private-use characters are refused anywhere,
    and any non-ASCII character outside a string literal (a homoglyph keyword) is refused;
-2. lexed: comments are dropped and string literals masked, so nothing hides in either and
-   nothing in them is mistaken for code (a ``\\'`` escape is refused: engines disagree on it);
+2. lexed (:mod:`biokg.graph_agent.gate_lexer`): comments are dropped and string literals
+   masked, so nothing hides in either and nothing in them is mistaken for code (a ``\\'``
+   escape is refused: engines could disagree on it);
 3. checked on what is left: one statement; no write, DDL or admin clause (CREATE, MERGE, SET,
    DELETE, REMOVE, DROP, LOAD CSV, FOREACH, ``IN TRANSACTIONS``, ``PERIODIC COMMIT``, GRANT…,
    also inside ``CALL { }``); procedures and namespaced functions from allow-lists only;
@@ -30,6 +31,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biokg.errors import RetryableError, StoreError, UnsafeCypherError
+from biokg.graph_agent.gate_lexer import (
+    check_ascii,
+    check_characters,
+    lex,
+    line_of,
+    single_statement,
+)
 from biokg.graph_agent.runner import QueryRunner
 
 #: Read-only procedures a generated query may CALL (compared case-insensitively).
@@ -79,7 +87,6 @@ _QUANTIFIED = re.compile(
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+|\$\w+)?", re.IGNORECASE)
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
 _UNION = re.compile(r"\bUNION(\s+ALL)?\b", re.IGNORECASE)
-_BAD_CATEGORIES = {"Cf", "Cc", "Co", "Cs", "Cn", "Zl", "Zp"}
 
 
 @dataclass(frozen=True)
@@ -89,12 +96,6 @@ class GatedQuery:
     text: str
     params: dict[str, Any]
     notes: tuple[str, ...] = ()
-
-
-@dataclass
-class _Lexed:
-    clean: str  # comments replaced by a space; string literals kept: what runs
-    code: str  # the same length, string literals masked: what the checks read
 
 
 @dataclass(frozen=True)
@@ -129,10 +130,10 @@ class CypherGate:
                 f"the query has {len(query)} characters (at most {self.max_chars})"
             )
         text = unicodedata.normalize("NFKC", query)
-        _check_characters(text)
-        lexed = _lex(text)
-        clean, code = _single_statement(lexed)
-        _check_ascii(code)
+        check_characters(text)
+        lexed = lex(text)
+        clean, code = single_statement(lexed)
+        check_ascii(code)
         self._check_calls(code)
         self._check_words(code)
         self._check_paths(code)
@@ -185,7 +186,7 @@ class CypherGate:
         for match in _WORD.finditer(code):
             word = match.group().upper()
             if word in _FORBIDDEN_WORDS and word not in found:
-                line = _line(code, match.start())
+                line = line_of(code, match.start())
                 found[word] = f"{word} at line {line} ({_FORBIDDEN_WORDS[word]})"
         if found:
             raise UnsafeCypherError("not read-only: " + "; ".join(found.values()))
@@ -214,7 +215,7 @@ class CypherGate:
         if quantified:
             raise UnsafeCypherError(
                 f"quantified path pattern {quantified.group().strip()!r} (line "
-                f"{_line(code, quantified.start())}); write -[*1..{self.max_hops}]- instead"
+                f"{line_of(code, quantified.start())}); write -[*1..{self.max_hops}]- instead"
             )
         for start, body in _relationship_patterns(code):
             spec = _VAR_LENGTH.search(body)
@@ -224,7 +225,7 @@ class CypherGate:
             upper = (high or None) if dots else (low or None)
             if upper is None or int(upper) > self.max_hops:
                 raise UnsafeCypherError(
-                    f"variable-length relationship [{body.strip()}] (line {_line(code, start)}) "
+                    f"variable-length relationship [{body.strip()}] (line {line_of(code, start)}) "
                     f"needs an upper bound of at most {self.max_hops} hops, e.g. "
                     f"[*1..{self.max_hops}]"
                 )
@@ -268,106 +269,6 @@ class CypherGate:
             tail = " " + clean[end:] if start == end else clean[end:]
             clean = head + new + tail
         return clean.strip(), notes
-
-
-# -- lexing -------------------------------------------------------------------------------
-def _check_characters(text: str) -> None:
-    """Refuse invisible and control characters anywhere (bidi overrides, zero-width joins)."""
-    for i, ch in enumerate(text):
-        if ch in "\t\n\r":
-            continue
-        if unicodedata.category(ch) in _BAD_CATEGORIES:
-            raise UnsafeCypherError(
-                f"invisible or control character U+{ord(ch):04X} "
-                f"({unicodedata.name(ch, 'unnamed')}) at offset {i}"
-            )
-
-
-def _check_ascii(code: str) -> None:
-    for i, ch in enumerate(code):
-        if ord(ch) > 127:
-            raise UnsafeCypherError(
-                f"non-ASCII character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '')}) "
-                f"outside a string literal at offset {i}: a look-alike of a keyword or name?"
-            )
-
-
-def _lex(text: str) -> _Lexed:
-    """Drop comments, mask string literals and quoted names (same length, so offsets agree)."""
-    clean: list[str] = []
-    code: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        two = text[i : i + 2]
-        if two == "//":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            clean.append(" ")
-            code.append(" ")
-        elif two == "/*":
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise UnsafeCypherError(f"unterminated /* comment at offset {i}")
-            i = end + 2
-            clean.append(" ")
-            code.append(" ")
-        elif text[i] in "'\"":
-            end = _string_end(text, i)
-            clean.append(text[i : end + 1])
-            code.append(text[i] + "x" * (end - i - 1) + text[i])
-            i = end + 1
-        elif text[i] == "`":
-            end = _quoted_name_end(text, i)
-            name = text[i + 1 : end]
-            plain = re.fullmatch(r"[A-Za-z_][\w.]*", name) is not None
-            clean.append(text[i : end + 1])
-            code.append(" " + (name if plain else "x" * len(name)) + " ")
-            i = end + 1
-        else:
-            clean.append(text[i])
-            code.append(text[i])
-            i += 1
-    return _Lexed("".join(clean), "".join(code))
-
-
-def _string_end(text: str, start: int) -> int:
-    quote, i = text[start], start + 1
-    while i < len(text):
-        if text[i] == "\\":
-            if i + 1 < len(text) and text[i + 1] in "'\"":
-                raise UnsafeCypherError(
-                    f"backslash-escaped quote in a string literal at offset {i}: use the other "
-                    "quote kind or a $parameter"
-                )
-            i += 2
-        elif text[i] == quote:
-            return i
-        else:
-            i += 1
-    raise UnsafeCypherError(f"unterminated string literal starting at offset {start}")
-
-
-def _quoted_name_end(text: str, start: int) -> int:
-    i = start + 1
-    while i < len(text):
-        if text[i] == "`":
-            if text[i + 1 : i + 2] == "`":
-                i += 2
-                continue
-            return i
-        i += 1
-    raise UnsafeCypherError(f"unterminated `quoted name` starting at offset {start}")
-
-
-def _single_statement(lexed: _Lexed) -> tuple[str, str]:
-    clean, code = lexed.clean, lexed.code
-    end = len(code.rstrip().rstrip(";").rstrip())
-    clean, code = clean[:end], code[:end]
-    if ";" in code:
-        raise UnsafeCypherError(
-            f"more than one statement (';' at line {_line(code, code.index(';'))})"
-        )
-    return clean, code
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -422,7 +323,3 @@ def _kind(name: str) -> str:
     if lower.startswith(("dbms.", "db.create", "db.index.fulltext.create", "gds.")):
         return "admin or schema procedure"
     return "procedure"
-
-
-def _line(code: str, offset: int) -> int:
-    return code.count("\n", 0, offset) + 1

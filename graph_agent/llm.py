@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CypherRepairError", "LLMResearcher"]
 log = logging.getLogger(__name__)
+DEFAULT_TIMEOUT_S = 60.0
 
 
 class LLMResearcher:
@@ -49,7 +50,7 @@ class LLMResearcher:
         gate: CypherGate | None = None,
         max_tool_calls: int = 12,
         max_repairs: int = 3,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.client = client
         self.model = model
@@ -70,7 +71,7 @@ class LLMResearcher:
         client = openai.OpenAI(
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key,
-            timeout=options.get("timeout_s", 60.0),
+            timeout=options.get("timeout_s", DEFAULT_TIMEOUT_S),
             max_retries=0,
         )
         return cls(client, settings.llm_model, **options)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,6 +47,11 @@ def text(content: str) -> Reply:
 def failure(status: int, message: str = "stub failure") -> Reply:
     """An HTTP error from the endpoint."""
     return {"status": status, "error": message}
+
+
+def slow(seconds: float, reply: Reply) -> Reply:
+    """``reply``, sent after ``seconds`` (to trip the client's timeout)."""
+    return {**reply, "delay": seconds}
 
 
 def tool_results(request: dict[str, Any]) -> list[str]:
@@ -100,6 +106,7 @@ class LLMStub:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 reply = stub._next(request)
+                time.sleep(reply.get("delay", 0))
                 if "status" in reply:
                     self._send(reply["status"], {"error": {"message": reply["error"]}})
                     return
@@ -110,8 +117,11 @@ class LLMStub:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 return

@@ -8,9 +8,10 @@ import json
 import re
 
 import pytest
-from llm_stub import call, calls, failure, text, tool_results
+from llm_stub import call, calls, failure, slow, text, tool_results
 
 from biokg.errors import LLMError, RetryableError
+from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.llm import CypherRepairError, LLMResearcher
 from biokg.graph_agent.prompts import PromptTemplate, PromptTemplateError, QuestionPrompt
 from biokg.settings import Settings
@@ -161,6 +162,16 @@ def test_endpoint_failure_is_a_retryable_llm_error(llm_agent, llm_stub):
     with pytest.raises(LLMError, match="overloaded") as err:
         llm_agent.ask("What does sildenafil target?")
     assert isinstance(err.value, RetryableError)
+
+
+def test_a_slow_model_times_out_as_an_llm_error(llm_agent, llm_stub):
+    researcher = LLMResearcher(llm_agent.researcher.client, "stub", timeout_s=0.5)
+    impatient = GraphAgent(
+        llm_agent.store, llm_agent.linker, schema=llm_agent.schema, researcher=researcher
+    )
+    llm_stub.play(slow(3.0, call("answer")))
+    with pytest.raises(LLMError, match="timed out"):
+        impatient.ask("What does sildenafil target?")
 
 
 @pytest.mark.parametrize("missing", ["openai_base_url", "openai_api_key", "llm_model"])
