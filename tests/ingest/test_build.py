@@ -205,4 +205,6 @@ def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Se
     )[0]["n"]
     assert phenotypes == len(live)
     assert store.read(cypher.load("status_missing_provenance")) == [{"missing": 0}]
-    assert result.edges_written == sum(counts.values())
+    # The agent tests may have loaded this very release earlier in the session (then the build
+    # is skipped as unchanged, and the graph counts above are what that load wrote).
+    assert result.skipped or result.edges_written == sum(counts.values())
