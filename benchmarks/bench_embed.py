@@ -8,7 +8,7 @@ vectors all come from the cache; and vector k-NN latency p50/p95 (query embeddin
 how often a phenotype's own first synonym finds it in the top 10. Baseline: the ~5 ms k-NN and
 recall@10 0.97 measured for the engine in DESIGN §3. Nothing asserts on time.
 
-    python benchmarks/bench_embed.py [--nodes 2000] [--queries 200] [--batch-size 32]
+    python benchmarks/bench_embed.py [--nodes 2000] [--queries 200] [--batch-size 16]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--batch-size", type=int, default=32, help="texts per forward pass")
+    parser.add_argument("--batch-size", type=int, default=16, help="texts per forward pass")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="biokg-bench-embed-"))
     ports = {"BIOKG_BOLT_PORT": str(free_port()), "BIOKG_HTTP_PORT": str(free_port())}
