@@ -16,8 +16,10 @@ from typing import Protocol
 from biokg import cypher
 from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
+from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker, Searcher
+from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
 from biokg.graph_agent.planner import DeterministicPlanner, Plan, PlanStep
 from biokg.graph_agent.research import BreadthSearch, DepthSearch, Finding
@@ -69,22 +71,29 @@ class GraphAgent:
         *,
         searchers: tuple[Searcher, ...] = (),
         budget: Budget | None = None,
-        researcher: Researcher | None = None,
     ) -> GraphAgent:
-        """An agent over the graph as it is now (reads or reuses the cached lexicon)."""
+        """The agent the CLI and the API use, over the graph as it is now.
+
+        Reads or reuses the cached lexicon; plans with the LLM when ``OPENAI_BASE_URL``,
+        ``OPENAI_API_KEY`` and ``BIOKG_LLM_MODEL`` are set, deterministically otherwise.
+        """
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
-        cue_words = DeterministicPlanner(schema).reader.cue_words
-        linker = EntityLinker(lexicon, cue_words=cue_words, searchers=searchers)
+        linker = EntityLinker(
+            lexicon, cue_words=QuestionReader(schema).cue_words, searchers=searchers
+        )
+        researcher = LLMResearcher.from_settings(settings)
         return cls(store, linker, schema=schema, budget=budget, researcher=researcher)
 
-    def ask(self, question: str) -> Answer:
+    def ask(self, question: str, *, budget: Budget | None = None) -> Answer:
         """The final answer to ``question`` (see :meth:`stream` for the steps)."""
-        *_, last = self.stream(question)
+        *_, last = self.stream(question, budget=budget)
         return Answer.model_validate(last.data)
 
-    def stream(self, question: str) -> Iterator[StepEvent]:
+    def stream(self, question: str, *, budget: Budget | None = None) -> Iterator[StepEvent]:
         """Answer ``question``, yielding each step as it happens; the last event is the answer.
+
+        ``budget`` replaces the agent's own for this question (the API lowers it per request).
 
         Raises:
             AgentInputError: the question is empty or longer than MAX_QUESTION_CHARS.
@@ -99,7 +108,7 @@ class GraphAgent:
         plan = self.planner.plan(question, mentions)
         yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
         queued: list[QueryRecord] = []
-        runner = QueryRunner(self.store, self.budget, on_query=queued.append)
+        runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
         findings: list[Finding] = []
         why_empty = _why_empty(mentions, plan)
         try:

@@ -22,7 +22,6 @@ from biokg.api.errors import install_error_handlers
 from biokg.api.routes import protected, public
 from biokg.errors import ConfigError
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.llm import LLMResearcher
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -44,7 +43,7 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
             return
         store = await anyio.to_thread.run_sync(GraphStore.connect, settings)
         try:
-            app.state.agent = await anyio.to_thread.run_sync(_connect_agent, store, settings)
+            app.state.agent = await anyio.to_thread.run_sync(GraphAgent.connect, store, settings)
             yield
         finally:
             store.close()
@@ -64,11 +63,6 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
     app.include_router(public)
     app.include_router(protected, dependencies=[Security(require_api_key)])
     return app
-
-
-def _connect_agent(store: GraphStore, settings: Settings) -> GraphAgent:
-    """The agent ``biokg ask`` uses: the LLM planner when OPENAI_* are set, else deterministic."""
-    return GraphAgent.connect(store, settings, researcher=LLMResearcher.from_settings(settings))
 
 
 def require_api_key(

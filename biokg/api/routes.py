@@ -7,7 +7,6 @@ budget, after which the client gets 504 and the worker thread finishes on its ow
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Annotated, TypeVar
@@ -71,15 +70,6 @@ async def in_thread(work: Callable[[], T], *, seconds: float, since: float | Non
     )
 
 
-def _scoped(agent: GraphAgent, budget: Budget) -> GraphAgent:
-    """The shared agent with this request's budget (it reads ``budget`` once per question)."""
-    if budget == agent.budget:
-        return agent
-    scoped = copy.copy(agent)
-    scoped.budget = budget
-    return scoped
-
-
 @public.get("/health", response_model=Health, tags=["health"])
 async def health(agent: Agent) -> Health:
     """Whether the graph engine answers, and the source versions it serves. No key needed."""
@@ -99,7 +89,7 @@ async def ask(body: AskRequest, agent: Agent) -> Answer:
     """Answer a question: claims citing node/edge ids and source records, the evidence graph,
     every query run, timings and data versions."""
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
-    work = functools.partial(_scoped(agent, budget).ask, body.question)
+    work = functools.partial(agent.ask, body.question, budget=budget)
     return await in_thread(work, seconds=request_timeout(budget))
 
 
@@ -118,7 +108,7 @@ async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
     """
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
     limit, since = request_timeout(budget), anyio.current_time()
-    events = _scoped(agent, budget).stream(body.question)
+    events = agent.stream(body.question, budget=budget)
     # the first step runs before the response starts, so bad input still gets its status code
     first = await in_thread(functools.partial(next, events), seconds=limit, since=since)
     return EventSourceResponse(_sse(first, events, limit, since))

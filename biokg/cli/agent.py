@@ -16,12 +16,6 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 
-def _agent(store: GraphStore, settings: Settings) -> GraphAgent:
-    from biokg.graph_agent.llm import LLMResearcher
-
-    return GraphAgent.connect(store, settings, researcher=LLMResearcher.from_settings(settings))
-
-
 @handle_errors
 def ask_command(
     question: str = typer.Argument(..., help="A question about the graph, in plain words."),
@@ -31,7 +25,7 @@ def ask_command(
     """Answer a question from the graph; every claim cites node ids, edge ids and source records."""
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        answer = _agent(store, settings).ask(question)
+        answer = GraphAgent.connect(store, settings).ask(question)
     if as_json:
         print(answer.model_dump_json(indent=2))
         return
@@ -66,7 +60,7 @@ def eval_command(
     """Ask questions generated from the graph (gold answers from the graph) and score them."""
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        agent = _agent(store, settings)
+        agent = GraphAgent.connect(store, settings)
         questions = evaluation.generate(agent, per_relation=per_relation, seed=seed)
         columns = (TextColumn("asking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, transient=True) as bars:
