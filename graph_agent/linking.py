@@ -74,7 +74,8 @@ class EntityLinker:
 
     def link(self, text: str, *, limit: int = 10) -> list[Candidate]:
         """Candidates for ``text`` taken as one name (``biokg search``), best first."""
-        found = self._exact(text.strip())
+        tokens = self._tokens(text)
+        found = self._named(tokens) if tokens else []
         if not found:
             found = self._fuzzy(text)
         if not found:
@@ -83,8 +84,7 @@ class EntityLinker:
 
     def mentions(self, question: str) -> list[Mention]:
         """Every entity mention in a question, left to right, each with its candidates."""
-        texts = (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(question))
-        tokens = [self._spelled(t) for t in texts if t]
+        tokens = self._tokens(question)
         spans = self._exact_spans(tokens)
         covered = {i for start, end, _ in spans for i in range(start, end)}
         spans += self._leftover_spans(tokens, covered)
@@ -100,18 +100,7 @@ class EntityLinker:
             for end in range(min(len(tokens), start + MAX_SPAN_TOKENS), start, -1):
                 if all(t.key in self.ignored or not t.key for t in tokens[start:end]):
                     continue
-                text = " ".join(t.text for t in tokens[start:end])
-                span = tokens[start:end]
-                candidates = self._exact(text, key=" ".join(t.key for t in span))
-                respelled = any(t.corrected for t in span)
-                if not candidates and end - start > 1 and any(t.alt != t.key for t in span):
-                    candidates = self._exact(text, key=" ".join(t.alt for t in span))
-                    respelled = True
-                if candidates and respelled:
-                    candidates = [
-                        c.model_copy(update={"rule": "fuzzy", "score": c.score * FUZZY_WEIGHT})
-                        for c in candidates
-                    ]
+                candidates = self._named(tokens[start:end])
                 if candidates:
                     found.append((start, end, candidates))
         found.sort(key=lambda s: (-(s[1] - s[0]), -max(c.score for c in s[2]), s[0]))
@@ -120,6 +109,25 @@ class EntityLinker:
             if all(span[1] <= s or span[0] >= e for s, e, _ in chosen):
                 chosen.append(span)
         return chosen
+
+    def _tokens(self, text: str) -> list[_Token]:
+        texts = (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(text))
+        return [self._spelled(t) for t in texts if t]
+
+    def _named(self, span: list[_Token]) -> list[Candidate]:
+        """Nodes the span names exactly, or once misspelt words are respelled (rule ``fuzzy``)."""
+        text = " ".join(t.text for t in span)
+        candidates = self._exact(text, key=" ".join(t.key for t in span))
+        respelled = any(t.corrected for t in span)
+        if not candidates and len(span) > 1 and any(t.alt != t.key for t in span):
+            candidates = self._exact(text, key=" ".join(t.alt for t in span))
+            respelled = True
+        if not respelled:
+            return candidates
+        return [
+            c.model_copy(update={"rule": "fuzzy", "score": c.score * FUZZY_WEIGHT})
+            for c in candidates
+        ]
 
     def _leftover_spans(
         self, tokens: list[_Token], covered: set[int]
