@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from biokg.graph_agent.agent import GraphAgent
+from biokg.ingest.build import build
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port
@@ -58,3 +60,20 @@ def test_data_cache() -> Path:
     path = Path.home() / ".cache" / "biokg" / "test-data"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+#: What the agent, CLI and API tests ask: the full offline HPO release plus ChEMBL and openFDA.
+AGENT_SOURCES = ("hpo", "chembl", "openfda")
+
+
+@pytest.fixture(scope="session")
+def agent_graph(store: GraphStore, settings: Settings) -> GraphStore:
+    """The session graph with AGENT_SOURCES loaded through the real build (unchanged: skipped)."""
+    build(store, settings, AGENT_SOURCES, sample=True)
+    return store
+
+
+@pytest.fixture(scope="session")
+def agent(agent_graph: GraphStore, settings: Settings) -> GraphAgent:
+    """The agent built the way the CLI and the API build theirs."""
+    return GraphAgent.connect(agent_graph, settings)

@@ -1,7 +1,7 @@
 """The API under test: the real app over the real embedded engine and the agent's test graph.
 
-The graph is the one the agent tests ask (full offline HPO + ChEMBL + openFDA), built through
-the real build; when both folders run, the second build skips every unchanged source.
+The graph and agent are the session's shared ones (tests/conftest.py: full offline HPO +
+ChEMBL + openFDA, built through the real build).
 """
 
 from __future__ import annotations
@@ -14,18 +14,9 @@ from fastapi.testclient import TestClient
 
 from biokg.api.app import create_app
 from biokg.graph_agent.agent import GraphAgent
-from biokg.ingest.build import build
 from biokg.settings import Settings
-from biokg.store import GraphStore
 
 API_KEY = "test-key-0123456789abcdef"
-AGENT_SOURCES = ("hpo", "chembl", "openfda")
-
-
-@pytest.fixture(scope="session")
-def agent(store: GraphStore, settings: Settings) -> GraphAgent:
-    build(store, settings, AGENT_SOURCES, sample=True)
-    return GraphAgent.connect(store, settings)
 
 
 @pytest.fixture(scope="session")

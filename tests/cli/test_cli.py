@@ -14,20 +14,17 @@ from biokg.cli.app import app
 from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.settings import Settings
 from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
 
 runner = CliRunner()
 
 
-def _env(settings: Settings) -> dict[str, str]:
-    return {
-        "BIOKG_HOME": str(settings.home),
-        "BIOKG_BOLT_PORT": str(settings.bolt_port),
-        "BIOKG_HTTP_PORT": str(settings.http_port),
-    }
-
-
 def test_build_then_status_json_reports_go_counts(
-    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+    cli_env: dict[str, str],
+    store: GraphStore,
+    settings: Settings,
+    tmp_path: Path,
+    test_data_cache: Path,
 ) -> None:
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
@@ -35,11 +32,11 @@ def test_build_then_status_json_reports_go_counts(
         app,
         # --no-embed: the shared session graph may hold full HPO by now (see test_embed_cli.py)
         ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample", "--no-embed"],
-        env=_env(settings),
+        env=settings_env(settings),
     )
     assert built.exit_code == 0, built.output
     assert "infores:go" in built.output
-    status = runner.invoke(app, ["status", "--output", "json"], env=_env(settings))
+    status = runner.invoke(app, ["status", "--output", "json"], env=settings_env(settings))
     assert status.exit_code == 0, status.output
     summary = json.loads(status.output)
     go_edges = {
@@ -65,7 +62,7 @@ def test_build_then_status_json_reports_go_counts(
 def test_errors_are_one_line_with_exit_code_1(
     settings: Settings, args: list[str], message: str
 ) -> None:
-    result = runner.invoke(app, args, env=_env(settings))
+    result = runner.invoke(app, args, env=settings_env(settings))
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
@@ -84,12 +81,14 @@ def test_resolve_finds_a_drug_by_brand_salt_and_id(store: GraphStore, settings: 
         ("CHEMBL.COMPOUND:CHEMBL1737", "id"),
         ("sildenafil mesylate", "name-salt"),
     ):
-        result = runner.invoke(app, ["resolve", text, "--output", "json"], env=_env(settings))
+        result = runner.invoke(
+            app, ["resolve", text, "--output", "json"], env=settings_env(settings)
+        )
         assert result.exit_code == 0, result.output
         assert json.loads(result.output) == [
             {"id": "CHEMBL.COMPOUND:CHEMBL192", "rule": rule, "matched": text}
         ]
-    missing = runner.invoke(app, ["resolve", "zzyzxamab"], env=_env(settings))
+    missing = runner.invoke(app, ["resolve", "zzyzxamab"], env=settings_env(settings))
     assert missing.exit_code == 1 and "no Drug node matches" in missing.output
 
 
@@ -98,7 +97,7 @@ def test_export_neo4j_admin_merges_drug_identities(settings: Settings, tmp_path:
     result = runner.invoke(
         app,
         ["export", "neo4j-admin", "--out-dir", str(out), "--sources", "openfda,chembl", "--sample"],
-        env=_env(settings),
+        env=settings_env(settings),
     )
     assert result.exit_code == 0, result.output
     assert "neo4j-admin database import full" in result.output

@@ -15,16 +15,9 @@ from biokg.cli.app import app
 from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.settings import Settings
 from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
 
 runner = CliRunner()
-
-
-def _env(settings: Settings) -> dict[str, str]:
-    return {
-        "BIOKG_HOME": str(settings.home),
-        "BIOKG_BOLT_PORT": str(settings.bolt_port),
-        "BIOKG_HTTP_PORT": str(settings.http_port),
-    }
 
 
 def test_embed_reports_new_nodes_then_nothing_to_do(store: GraphStore, settings: Settings) -> None:
@@ -32,17 +25,17 @@ def test_embed_reports_new_nodes_then_nothing_to_do(store: GraphStore, settings:
     store.write("CREATE (:Entity:Anatomy {id: 'UBERON:9900101', name: 'embedding probe gland'})")
     try:
         args = ["embed", "--hashing", "--labels", "Anatomy"]
-        first = runner.invoke(app, args, env=_env(settings))
+        first = runner.invoke(app, args, env=settings_env(settings))
         assert first.exit_code == 0, first.output
         assert "embeddings: 1 nodes embedded, 0 from the cache, 0 unchanged" in first.output
-        second = runner.invoke(app, args, env=_env(settings))
+        second = runner.invoke(app, args, env=settings_env(settings))
         assert "embeddings: 0 nodes embedded, 0 from the cache, 1 unchanged" in second.output
     finally:
         store.write("MATCH (n:Entity {id: 'UBERON:9900101'}) DETACH DELETE n")
 
 
 def test_label_without_embedded_text_is_a_one_line_error(settings: Settings) -> None:
-    result = runner.invoke(app, ["embed", "--labels", "Label"], env=_env(settings))
+    result = runner.invoke(app, ["embed", "--labels", "Label"], env=settings_env(settings))
     assert result.exit_code == 1
     assert "'Label' embeds no text" in result.output and "Traceback" not in result.output
 
@@ -52,7 +45,7 @@ def test_build_embeds_every_new_node_by_default(
 ) -> None:
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=20)
-    env = _env(own_graph_settings)
+    env = settings_env(own_graph_settings)
     built = runner.invoke(
         app, ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample"], env=env
     )
