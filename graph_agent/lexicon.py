@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
-from biokg.ingest.identity import name_key, salt_free_key
+from biokg.ingest.identity import LOCAL_ID, name_key, salt_free_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 
@@ -49,8 +48,6 @@ _NAME_COLUMNS = {
     "brand_names": "brand",
     "generic_names": "generic",
 }
-#: Local parts that name a node on their own (CHEMBL192, UNII R16CO5Y76E), not bare numbers.
-LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
 _KEY_SCHEMA = {"key": pl.String, "id": pl.String, "rule": pl.String, "text": pl.String}
 _NODE_SCHEMA = {"id": pl.String, "label": pl.String, "name": pl.String}
 

@@ -56,7 +56,8 @@ SALT_WORDS = frozenset(
     """.split()
 )
 _PUNCT = re.compile(r"[^0-9a-z]+")
-_DISTINCT_LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
+#: Local parts that name a node on their own (CHEMBL192, UNII R16CO5Y76E), not bare numbers.
+LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
 
 
 def name_key(text: str) -> str:
@@ -119,7 +120,7 @@ class DrugIndex:
             for ref in (entry.id, *entry.xrefs):
                 index.by_id.setdefault(ref.casefold(), entry.id)
                 local = ref.partition(":")[2]
-                if _DISTINCT_LOCAL_ID.fullmatch(local):  # CHEMBL192, UNII codes; not bare numbers
+                if LOCAL_ID.fullmatch(local):  # CHEMBL192, UNII codes; not bare numbers
                     index.by_id.setdefault(local.casefold(), entry.id)
             for name in entry.names:
                 index.by_name[name_key(name)].add(entry.id)
