@@ -137,9 +137,10 @@ def schema_summary(schema: GraphSchema, dialect: Dialect) -> str:
         "Full-text search: CALL db.index.fulltext.queryNodes(index, text) YIELD node, score; "
         "indexes: "
         + ", ".join(
-            f"{label}: '{dialect.fulltext_index_name(label)}'"
-            for label, spec in sorted(schema.labels.items())
-            if "name" in spec.fulltext
+            f"{label}: "
+            + " or ".join(f"'{i}'" for i in dialect.fulltext_index_names(schema, label))
+            for label in sorted(schema.labels)
+            if dialect.fulltext_index_names(schema, label)
         ),
     ]
     return "\n".join(lines)

@@ -101,10 +101,6 @@ class ArcadeDialect(Dialect):
     name = "arcadedb"
     enforces_read_only = False
 
-    def fulltext_index_name(self, label: str) -> str:
-        # ArcadeDB indexes one property per full-text index; the name queried is Label[prop].
-        return f"{label}[name]"
-
     def vector_index_name(self, label: str) -> str:
         return f"{label}[embedding]"
 
