@@ -162,31 +162,35 @@ class EntityLinker:
         ``alt`` and used only when it makes a longer name match.
         """
         words = name_key(text).split()
+        counts = self.lexicon.word_counts
         key, alt = [], []
         for word in words:
-            if len(word) < 4 or word.isdigit() or word in self.ignored:
+            settled = word in self.ignored or counts[word] > RARE_WORD_COUNT
+            if len(word) < 4 or word.isdigit() or settled:
                 key.append(word)
                 alt.append(word)
                 continue
-            options = process.extract(
-                word,
-                self.lexicon.word_list,
-                scorer=OSA.normalized_similarity,
-                score_cutoff=SPELL_SIMILARITY,
-                limit=4,
-            )
-            others = sorted(
-                (o for o in options if o[0] != word),
-                key=lambda o: (-o[1], -self.lexicon.word_counts[o[0]], o[0]),
-            )
-            respelled = others[0][0] if others else word
-            counts = self.lexicon.word_counts
+            respelled = self._closest_word(word)
             known = word in self.lexicon.words
             key.append(word if known else respelled)
-            rare = counts[word] <= RARE_WORD_COUNT and counts[respelled] > counts[word]
-            alt.append(respelled if not known or rare else word)
+            alt.append(respelled if counts[respelled] > counts[word] else word)
         joined = " ".join(key)
         return _Token(text, joined, corrected=joined != " ".join(words), alt=" ".join(alt))
+
+    def _closest_word(self, word: str) -> str:
+        """The most similar other lexicon word (the commoner on a tie), or ``word`` itself."""
+        options = process.extract(
+            word,
+            self.lexicon.word_list,
+            scorer=OSA.normalized_similarity,
+            score_cutoff=SPELL_SIMILARITY,
+            limit=4,
+        )
+        others = sorted(
+            (o for o in options if o[0] != word),
+            key=lambda o: (-o[1], -self.lexicon.word_counts[o[0]], o[0]),
+        )
+        return others[0][0] if others else word
 
     def _exact(self, text: str, *, key: str | None = None) -> list[Candidate]:
         lexicon = self.lexicon
