@@ -20,7 +20,6 @@ runner = CliRunner()
 
 
 def test_build_then_status_json_reports_go_counts(
-    cli_env: dict[str, str],
     store: GraphStore,
     settings: Settings,
     tmp_path: Path,
