@@ -15,8 +15,9 @@ A span whose best candidates tie is ambiguous; all of them are returned with the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
@@ -46,8 +47,13 @@ RARE_WORD_COUNT = 3
 _TOKEN = re.compile(r"[^\s]+")
 _EDGE_PUNCT = '?!.,;()[]{}"“”‘’'
 
-#: A searcher maps left-over text to candidates (full-text index, vector index).
-Searcher = Callable[[str], list[Candidate]]
+
+class Searcher(Protocol):
+    """Maps left-over text to (node id, score in [0, 1]) pairs; ``rule`` names the method."""
+
+    rule: str
+
+    def __call__(self, text: str) -> list[tuple[str, float]]: ...
 
 
 @dataclass(frozen=True)
@@ -223,12 +229,10 @@ class EntityLinker:
     def _search(self, text: str) -> list[Candidate]:
         found: dict[str, Candidate] = {}
         for searcher in self.searchers:
-            for candidate in searcher(text):
-                if candidate.id in self.lexicon.nodes and (
-                    candidate.id not in found or candidate.score > found[candidate.id].score
-                ):
-                    found[candidate.id] = candidate
-        return sorted(found.values(), key=lambda c: -c.score)[:5]
+            for node, score in searcher(text):
+                if node in self.lexicon.nodes and (node not in found or score > found[node].score):
+                    found[node] = self._candidate(node, searcher.rule, text, round(score, 4))
+        return _top_tier(list(found.values()))
 
     def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
         label, name = self.lexicon.nodes[node]

@@ -1,0 +1,62 @@
+"""The linker's index searchers on the real engine: full-text by words, vector by meaning.
+
+The nodes are test-owned ``Exposure`` nodes (no offline source loads that label), embedded with
+the real all-MiniLM-L6-v2 model and deleted afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from biokg.graph_agent.lexicon import Lexicon
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, index_searchers
+from biokg.ingest.embed import SentenceTransformerEmbedder, embed_graph
+from biokg.ingest.vector_cache import VectorCache
+from biokg.schema import load_schema
+from biokg.store import GraphStore
+
+EXPOSURES = {
+    "CHEBI:99100001": "tobacco smoke",
+    "CHEBI:99100002": "zyxoquartz mine dust",
+    "CHEBI:99100003": "ultraviolet radiation",
+}
+
+
+@pytest.fixture(scope="module")
+def exposures(agent_graph: GraphStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The exposures embedded; yields a cache folder for a lexicon that includes them."""
+    rows = [{"id": i, "name": n} for i, n in EXPOSURES.items()]
+    agent_graph.write(
+        "UNWIND $rows AS row CREATE (n:Entity:Exposure) SET n = row, n.sources = ['test']",
+        {"rows": rows},
+    )
+    folder = tmp_path_factory.mktemp("searchers")
+    with VectorCache(folder / "vectors.sqlite") as cache:
+        embed_graph(agent_graph, SentenceTransformerEmbedder(), cache=cache, labels=["Exposure"])
+    yield folder
+    agent_graph.write(
+        "UNWIND $ids AS id MATCH (n:Entity {id: id}) DETACH DELETE n", {"ids": list(EXPOSURES)}
+    )
+
+
+def test_vector_searcher_finds_an_exposure_by_meaning(
+    agent_graph: GraphStore, exposures: Path
+) -> None:
+    _, vector = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    hits = vector("cigarettes")  # shares no word with "tobacco smoke"
+    assert hits and max(hits, key=lambda h: h[1])[0] == "CHEBI:99100001"
+    assert vector("Zorbaxinol") == []  # nothing is close enough in meaning
+
+
+def test_linker_falls_back_to_full_text_for_words_of_a_name(
+    agent_graph: GraphStore, exposures: Path
+) -> None:
+    lexicon = Lexicon.load(agent_graph, exposures)  # read afresh: includes the test nodes
+    searchers = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    linker = EntityLinker(lexicon, searchers=searchers)
+    [best] = linker.link("zyxoquartz")  # one word of the name: no exact or fuzzy name match
+    assert (best.id, best.rule, best.score) == ("CHEBI:99100002", "fulltext", FULLTEXT_WEIGHT)
