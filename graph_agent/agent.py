@@ -11,19 +11,22 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Protocol
 
 from biokg import cypher
 from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
 from biokg.graph_agent.intent import QuestionReader
-from biokg.graph_agent.lexicon import Lexicon
+from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
 from biokg.graph_agent.planner import DeterministicPlanner, Plan, PlanStep
 from biokg.graph_agent.research import BreadthSearch, DepthSearch, Finding
 from biokg.graph_agent.runner import Budget, QueryRunner
+from biokg.graph_agent.searchers import index_searchers
+from biokg.ingest.embed import SentenceTransformerEmbedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -53,8 +56,10 @@ class GraphAgent:
         schema: GraphSchema | None = None,
         budget: Budget | None = None,
         researcher: Researcher | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
         self.store = store
+        self.cache_dir = cache_dir  # where the lexicon is cached; None: it never reloads
         self.schema = schema or load_schema()
         self.linker = linker
         self.budget = budget or Budget()
@@ -69,21 +74,39 @@ class GraphAgent:
         store: GraphStore,
         settings: Settings,
         *,
-        searchers: tuple[Searcher, ...] = (),
+        searchers: tuple[Searcher, ...] | None = None,
         budget: Budget | None = None,
     ) -> GraphAgent:
         """The agent the CLI and the API use, over the graph as it is now.
 
-        Reads or reuses the cached lexicon; plans with the LLM when ``OPENAI_BASE_URL``,
-        ``OPENAI_API_KEY`` and ``BIOKG_LLM_MODEL`` are set, deterministically otherwise.
+        Reads or reuses the cached lexicon. ``searchers`` default to the engine's full-text and
+        vector indexes (the model loads for the first text only they can place). Plans with the
+        LLM when ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``BIOKG_LLM_MODEL`` are set,
+        deterministically otherwise.
         """
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
+        if searchers is None:
+            searchers = index_searchers(store, schema, SentenceTransformerEmbedder())
         linker = EntityLinker(
             lexicon, cue_words=QuestionReader(schema).cue_words, searchers=searchers
         )
         researcher = LLMResearcher.from_settings(settings)
-        return cls(store, linker, schema=schema, budget=budget, researcher=researcher)
+        return cls(
+            store,
+            linker,
+            schema=schema,
+            budget=budget,
+            researcher=researcher,
+            cache_dir=settings.cache_dir,
+        )
+
+    def refresh(self) -> list[dict]:
+        """Follow the graph: reload the lexicon if a build changed it; returns data versions."""
+        versions = self.store.read(cypher.load("agent_data_versions"))
+        if self.cache_dir is not None and graph_digest(versions) != self.linker.lexicon.digest:
+            self.linker.lexicon = Lexicon.load(self.store, self.cache_dir)
+        return versions
 
     def ask(self, question: str, *, budget: Budget | None = None) -> Answer:
         """The final answer to ``question`` (see :meth:`stream` for the steps)."""
@@ -100,6 +123,7 @@ class GraphAgent:
         """
         question = _checked(question)
         started = time.perf_counter()
+        versions = self.refresh()
         mentions = self.linker.mentions(question)
         link_ms = _ms(started)
         yield StepEvent(
@@ -124,7 +148,6 @@ class GraphAgent:
         yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
         if plan.focus and any(f.node in plan.focus for f in findings):
             findings = [f for f in findings if f.node in plan.focus]
-        versions = self.store.read(cypher.load("agent_data_versions"))
         answer = Answer(
             question=question,
             status="answered" if answer_nodes(runner.evidence, findings) else "not_found",

@@ -83,6 +83,7 @@ class EvalReport:
 def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list[EvalQuestion]:
     """Questions with gold answers from the graph (see module docstring); deterministic."""
     rng = random.Random(seed)
+    agent.refresh()  # names and gold must come from the same graph state
     schema = agent.schema
     questions: list[EvalQuestion] = []
     edges = {rel: _sample_edges(agent, rel) for rel in sorted(schema.types)}
@@ -90,9 +91,9 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
         wordings = schema.types[rel].questions
         for outgoing, templates in ((True, wordings.forward), (False, wordings.inverse)):
             seeds = _distinct(rows, "subject" if outgoing else "object", rng, per_relation)
-            for node, name in seeds:
+            for node, name, label in seeds:
                 gold = _gold(agent, name, rel, outgoing)
-                for variant, text in _variants(agent, node, name, rng):
+                for variant, text in _variants(agent, node, name, label, rng):
                     template = rng.choice(templates)
                     questions.append(
                         EvalQuestion("one_hop", template.format(name=text), gold, variant, rel)
@@ -122,8 +123,8 @@ def _sample_edges(agent: GraphAgent, rel: str) -> list[dict]:
     return agent.store.read(text, {"limit": SAMPLE_EDGES})
 
 
-def _distinct(rows: list[dict], end: str, rng: random.Random, k: int) -> list[tuple[str, str]]:
-    nodes = sorted({(r[end], r[f"{end}_name"]) for r in rows})
+def _distinct(rows: list[dict], end: str, rng: random.Random, k: int) -> list[tuple[str, str, str]]:
+    nodes = sorted({(r[end], r[f"{end}_name"], r[f"{end}_label"]) for r in rows})
     return rng.sample(nodes, min(k, len(nodes)))
 
 
@@ -141,14 +142,14 @@ def _gold(agent: GraphAgent, name: str, rel: str, outgoing: bool) -> frozenset[s
 
 
 def _variants(
-    agent: GraphAgent, node: str, name: str, rng: random.Random
+    agent: GraphAgent, node: str, name: str, label: str, rng: random.Random
 ) -> Iterator[tuple[str, str]]:
     yield "stored", name
     yield "lower", name.lower()
     yield "upper", name.upper()
     if len(name) >= 8:
         yield "typo", _typo(name, rng)
-    if node.startswith("CHEMBL") or agent.linker.lexicon.label(node) == "Drug":
+    if label == "Drug":
         rows = agent.store.read(cypher.load("eval_drug_names"), {"ids": [node]})
         brands = sorted(b for r in rows for b in r["brands"] or [])
         unique = [b for b in brands if _links_only_to(agent, b, node)]
@@ -182,7 +183,7 @@ def _two_hop(
                 continue
             describe = schema.types[first].questions.describe_forward
             templates = schema.types[second].questions.forward
-            for node, name in _distinct(rows, "subject", rng, max(1, k // 2)):
+            for node, name, _ in _distinct(rows, "subject", rng, max(1, k // 2)):
                 via = _gold(agent, name, first, True)
                 ends = agent.store.read(
                     cypher.load("eval_neighbours"),

@@ -64,7 +64,8 @@ class Entry:
 class Lexicon:
     """Name keys and ids of every entity (see module docstring); build with :meth:`load`."""
 
-    def __init__(self, nodes: pl.DataFrame, keys: pl.DataFrame) -> None:
+    def __init__(self, nodes: pl.DataFrame, keys: pl.DataFrame, *, digest: str = "") -> None:
+        self.digest = digest  # the graph state it was read from (see :func:`graph_digest`)
         self.nodes: dict[str, tuple[str, str]] = {
             i: (label, name or i) for i, label, name in nodes.iter_rows()
         }
@@ -83,25 +84,29 @@ class Lexicon:
     @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
         """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
-        versions = store.read(cypher.load("agent_data_versions"))
-        state = sorted((v["source"], v["load_id"]) for v in versions)
-        digest = hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
+        digest = graph_digest(store.read(cypher.load("agent_data_versions")))
         folder = cache_dir / "lexicon" / digest
         if (folder / "keys.parquet").is_file():
             nodes, keys = (pl.read_parquet(folder / f) for f in ("nodes.parquet", "keys.parquet"))
-            return cls(nodes, keys)
+            return cls(nodes, keys, digest=digest)
         nodes, keys = _read_graph(store)
         folder.mkdir(parents=True, exist_ok=True)
         nodes.write_parquet(folder / "nodes.parquet")
         keys.write_parquet(folder / "keys.parquet")
         log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, folder)
-        return cls(nodes, keys)
+        return cls(nodes, keys, digest=digest)
 
     def label(self, node_id: str) -> str:
         return self.nodes[node_id][0]
 
     def name(self, node_id: str) -> str:
         return self.nodes[node_id][1]
+
+
+def graph_digest(versions: list[dict]) -> str:
+    """A digest of the current load of every source (``agent_data_versions`` rows)."""
+    state = sorted((v["source"], v["load_id"]) for v in versions)
+    return hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
 
 
 def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -7,11 +7,16 @@ agent's own queries.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import polars as pl
 import pytest
 
 from biokg.errors import AgentInputError
 from biokg.graph_agent import evaluation
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.lexicon import Lexicon, graph_digest
+from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Answer
 from biokg.store import GraphStore
 
@@ -132,3 +137,17 @@ def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     assert metrics["all"]["citations_in_evidence"] == 1.0
     assert metrics["unanswerable"]["abstention"] >= 0.9, answered
     assert metrics["one_hop"]["hit@1"] >= 0.8  # regression guard; README has the full eval
+
+
+def test_agent_reloads_its_lexicon_when_the_graph_changed(
+    agent_graph: GraphStore, tmp_path: Path
+) -> None:
+    # An agent whose lexicon is of another graph state (empty, no digest) relinks on asking.
+    empty = Lexicon(
+        pl.DataFrame(schema={"id": pl.String, "label": pl.String, "name": pl.String}),
+        pl.DataFrame(schema={c: pl.String for c in ("key", "id", "rule", "text")}),
+    )
+    stale = GraphAgent(agent_graph, EntityLinker(empty), cache_dir=tmp_path)
+    answer = stale.ask("What does Viagra target?")
+    assert PDE5A in {n.id for n in answer.answers}
+    assert stale.linker.lexicon.digest == graph_digest(answer.data_versions)
