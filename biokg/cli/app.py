@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from biokg.cli import agent, build, db, embed, export, resolve, serve, status
+from biokg.cli import agent, build, db, embed, export, fetch, resolve, serve, status
 
 app = typer.Typer(
     help="biokg: a biomedical knowledge graph with provenance on every node and edge.",
@@ -21,4 +21,5 @@ app.command("eval")(agent.eval_command)
 app.command("serve")(serve.serve_command)
 app.add_typer(db.app, name="db")
 app.add_typer(export.app, name="export")
+app.add_typer(fetch.app, name="fetch")
 app.add_typer(status.schema_app, name="schema")

@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 from graph_state import snapshot
+from typer.testing import CliRunner
 
+from biokg.cli.app import app
 from biokg.errors import ConfigError, FetchError, RetryableError, SourceFormatError
 from biokg.ingest import openfda_fetch
 from biokg.ingest.build import build
@@ -284,3 +286,16 @@ def _folder(folder: Path, extra: list[Path]) -> Path:
     for path in [DATA / openfda.PRODUCTS_FILE, DATA / openfda.EVENTS_FILE, *extra]:
         shutil.copy(path, folder / path.name)
     return folder
+
+
+def test_cli_fetches_api_pages_into_a_data_folder(server: OpenFDAServer, tmp_path: Path) -> None:
+    env = {"BIOKG_HOME": str(tmp_path / "home")}
+    args = ["fetch", "openfda", "drug/label", "--into", str(tmp_path / "data")]
+    result = CliRunner().invoke(app, [*args, "--api-url", server.url], env=env)
+    assert result.exit_code == 0, result.output
+    pages = sorted((tmp_path / "data").glob("drug-label-api-*.json"))
+    assert [r["id"] for r in _records(pages)] == [p["id"] for p in PRODUCTS]
+    refused = CliRunner().invoke(
+        app, [*args, "--api-url", server.url, "--search", "bad:["], env=env
+    )
+    assert refused.exit_code == 1 and "HTTP 400" in refused.output  # one line, no traceback
