@@ -79,8 +79,10 @@ def resolve(
 def write(
     store: GraphStore, settings: Settings, planned: Planned, records: Records, identity: MergeReport
 ) -> dict:
-    result = write_records(store, planned, records, batch_size=settings.batch_size)
-    return {**result.__dict__, "identity": identity.as_dict()}
+    result = write_records(
+        store, planned, records, batch_size=settings.batch_size, identity=identity
+    )
+    return result.__dict__
 
 
 @task(

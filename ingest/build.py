@@ -7,7 +7,6 @@ skipped without parsing. The Prefect flow (flows/build.py) runs these same funct
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -103,10 +102,15 @@ def write_records(
     *,
     batch_size: int,
     progress: Progress | None = None,
+    identity: MergeReport | None = None,
 ) -> LoadResult:
-    """Write one prepared source (constraints must exist: see :func:`build`)."""
+    """Write one prepared source, with its merge report (constraints must exist: see
+    :func:`build`)."""
     return GraphWriter(store, load_schema(), batch_size=batch_size).load(
-        records, planned.release, progress=progress
+        records,
+        planned.release,
+        progress=progress,
+        identity=identity.as_dict() if identity else None,
     )
 
 
@@ -135,8 +139,9 @@ def build(
     results, pending = split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
     for plan, records, identity in resolve_identities(prepared, known_drugs(store)):
-        result = writer.load(records, plan.release, progress=progress)
-        results.append(dataclasses.replace(result, identity=identity.as_dict()))
+        results.append(
+            writer.load(records, plan.release, progress=progress, identity=identity.as_dict())
+        )
     return results
 
 
@@ -175,13 +180,14 @@ def split_unchanged(
     """Skip sources whose inputs match their current load; return (skipped, still to load)."""
     skipped, pending = [], []
     for plan in planned:
-        if writer.is_current(plan.release):
+        current = writer.current(plan.release)
+        if current is not None:
             log.info(
                 "%s %s unchanged (inputs match the current load); skipped",
                 plan.name,
                 plan.release.version,
             )
-            skipped.append(LoadResult(plan.release.source, plan.release.version, skipped=True))
+            skipped.append(current)
         else:
             pending.append(plan)
     return skipped, pending

@@ -60,13 +60,31 @@ class GraphWriter:
 
     def is_current(self, release: Release) -> bool:
         """True when the store's current load of this source read exactly these inputs."""
+        return self.current(release) is not None
+
+    def current(self, release: Release) -> LoadResult | None:
+        """The skipped result for inputs the current load already read (with its merge report).
+
+        None when this source's current load read other inputs, or there is none.
+        """
         rows = self.store.read(cypher.load("source_version_current"), {"source": release.source})
-        return bool(rows) and rows[0]["load_id"] == release.load_id
+        if not rows or rows[0]["load_id"] != release.load_id:
+            return None
+        identity = json.loads(rows[0]["identity"]) if rows[0]["identity"] else None
+        return LoadResult(release.source, release.version, skipped=True, identity=identity)
 
     def load(
-        self, records: Records, release: Release, *, progress: Progress | None = None
+        self,
+        records: Records,
+        release: Release,
+        *,
+        progress: Progress | None = None,
+        identity: dict | None = None,
     ) -> LoadResult:
         """Write nodes, stubs, edges, then the :SourceVersion record; delete stale edges.
+
+        ``identity`` (the drug merge report) is kept with the load, so a later build that skips
+        these unchanged inputs still reports it.
 
         Raises:
             RecordValidationError: a record would relabel an existing node, or named edges
@@ -88,12 +106,12 @@ class GraphWriter:
             created += c
         for rel_type, frame in sorted(records.edges.items()):
             written += self._write_edges(rel_type, frame, release, progress)
-        self._record_release(records, release)
+        self._record_release(records, release, identity)
         deleted = sum(
             self._delete_stale(rel_type, release) for rel_type in sorted(self.schema.types)
         )
         return LoadResult(
-            release.source, release.version, False, created, updated, written, deleted
+            release.source, release.version, False, created, updated, written, deleted, identity
         )
 
     # -- nodes -----------------------------------------------------------------------------
@@ -210,7 +228,7 @@ class GraphWriter:
             if batch < STALE_DELETE_BATCH:
                 return deleted
 
-    def _record_release(self, records: Records, release: Release) -> None:
+    def _record_release(self, records: Records, release: Release, identity: dict | None) -> None:
         props = {
             "source": release.source,
             "version": release.version,
@@ -220,6 +238,7 @@ class GraphWriter:
             "loaded_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
             "checksums": json.dumps(release.checksums, sort_keys=True),
             "counts": json.dumps(records.counts(), sort_keys=True),
+            **({"identity": json.dumps(identity, sort_keys=True)} if identity else {}),
         }
         self.store.write(
             cypher.load("write_source_version"),

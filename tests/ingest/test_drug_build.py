@@ -286,3 +286,13 @@ def test_cached_drug_index_matches_the_graph_and_follows_new_loads(
         assert [p.name for p in (cache / "identity").glob("drug-index-*.json")] != [path.name]
     finally:
         build(store, settings, ("openfda",), sample=True)  # the offline load is current again
+
+
+def test_unchanged_rebuild_reports_the_current_loads_merge_report(
+    store: GraphStore, settings: Settings
+) -> None:
+    first = {r.source: r for r in build(store, settings, ("openfda", "chembl"), sample=True)}
+    again = {r.source: r for r in build(store, settings, ("openfda", "chembl"), sample=True)}
+    assert again["infores:openfda"].skipped
+    assert again["infores:openfda"].identity == first["infores:openfda"].identity
+    assert again["infores:openfda"].identity["names"]["edges"] == 602  # the FAERS edges' report
