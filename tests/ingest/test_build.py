@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import json
 import shutil
 from pathlib import Path
 
@@ -205,6 +206,11 @@ def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Se
     )[0]["n"]
     assert phenotypes == len(live)
     assert store.read(cypher.load("status_missing_provenance")) == [{"missing": 0}]
-    # The agent tests may have loaded this very release earlier in the session (then the build
-    # is skipped as unchanged, and the graph counts above are what that load wrote).
+    # The load that is current recorded exactly these edges. (The agent tests may have loaded
+    # this very release earlier in the session; then this build is skipped as unchanged.)
+    [version] = store.read(
+        "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.counts AS c", {"s": HPO}
+    )
+    recorded = json.loads(version["c"])
+    assert {k.removeprefix("edges:"): n for k, n in recorded.items() if "edges:" in k} == counts
     assert result.skipped or result.edges_written == sum(counts.values())
