@@ -12,7 +12,8 @@
 
 Metrics: Hit@1, Hit@5, MRR, abstention on unanswerable, citation precision (cited ids in the
 evidence graph and on the claim's path), citations in evidence (must be 100%), variant spread
-(max - min Hit@1 over name variants, in points) and graph-work latency p50/p95.
+(each variant's Hit@1 minus the stored name's on the same seeds and wording; max - min of those
+differences, in points) and graph-work latency p50/p95.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class EvalQuestion:
     gold: frozenset[str]
     variant: str  # stored | lower | upper | typo | brand | none
     relation: str
+    seed: str = ""  # the one-hop seed node: its variants are compared with each other
 
 
 @dataclass
@@ -62,7 +64,13 @@ class EvalReport:
         for kind in ("one_hop", "two_hop"):
             rows = [r for r in self.results if r.question.kind == kind]
             if rows:
-                out[kind] = _ranking(rows) | {"variant_spread_points": _spread(rows)}
+                out[kind] = _ranking(rows)
+        variants = _variant_deltas([r for r in self.results if r.question.kind == "one_hop"])
+        if variants:
+            out["one_hop"]["variant_spread_points"] = round(
+                max(variants.values()) - min(variants.values()), 2
+            )
+            out["variant_vs_stored_points"] = variants
         rows = [r for r in self.results if r.question.kind == "unanswerable"]
         if rows:
             abstained = sum(r.answer.status == "not_found" for r in rows)
@@ -93,10 +101,12 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
             seeds = _distinct(rows, "subject" if outgoing else "object", rng, per_relation)
             for node, name, label in seeds:
                 gold = _gold(agent, name, rel, outgoing)
+                template = rng.choice(templates)  # one wording per seed: only the name varies
                 for variant, text in _variants(agent, node, name, label, rng):
-                    template = rng.choice(templates)
                     questions.append(
-                        EvalQuestion("one_hop", template.format(name=text), gold, variant, rel)
+                        EvalQuestion(
+                            "one_hop", template.format(name=text), gold, variant, rel, node
+                        )
                     )
     questions += _two_hop(agent, edges, rng, per_relation)
     questions += _unanswerable(agent, edges, rng, per_relation)
@@ -162,10 +172,19 @@ def _links_only_to(agent: GraphAgent, text: str, node: str) -> bool:
 
 
 def _typo(name: str, rng: random.Random) -> str:
-    """One adjacent swap inside a word of four or more letters (keeps the first letter)."""
-    spots = [i for i in range(1, len(name) - 2) if name[i : i + 2].isalpha()]
+    """One slip of the keyboard inside a word of the name, never its first letter: two letters
+    swapped, one dropped, one doubled or one replaced."""
+    spots = [i for i in range(1, len(name) - 1) if name[i : i + 2].isalpha()]
     i = rng.choice(spots) if spots else 1
-    return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
+    slip = rng.choice(("swap", "drop", "double", "replace"))
+    if slip == "swap":
+        return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
+    if slip == "drop":
+        return name[:i] + name[i + 1 :]
+    if slip == "double":
+        return name[:i] + name[i] + name[i:]
+    letter = rng.choice([c for c in "aeioulnrst" if c != name[i].lower()])
+    return name[:i] + (letter.upper() if name[i].isupper() else letter) + name[i + 1 :]
 
 
 def _two_hop(
@@ -243,12 +262,24 @@ def _ranking(rows: list[EvalResult]) -> dict[str, float]:
     }
 
 
-def _spread(rows: list[EvalResult]) -> float:
-    by_variant: dict[str, list[EvalResult]] = defaultdict(list)
+def _variant_deltas(rows: list[EvalResult]) -> dict[str, float]:
+    """Per name variant, its Hit@1 minus the stored name's on the same seeds, in points.
+
+    Paired on purpose: brand names exist only for drugs and typos only for long names, so
+    comparing each variant's own Hit@1 would measure which seeds it has, not the name.
+    A variant asked of fewer than five seeds is left out.
+    """
+    asked: dict[tuple, dict[str, bool]] = defaultdict(dict)
     for r in rows:
-        by_variant[r.question.variant].append(r)
-    hits = [_ranking(v)["hit@1"] for v in by_variant.values() if len(v) >= 5]
-    return round((max(hits) - min(hits)) * 100, 2) if hits else 0.0
+        q = r.question
+        asked[(q.relation, q.seed, q.gold)][q.variant] = r.rank == 1
+    variants = sorted({v for hits in asked.values() for v in hits} - {"stored"})
+    deltas = {"stored": 0.0} if asked else {}
+    for variant in variants:
+        pairs = [(h[variant], h["stored"]) for h in asked.values() if {variant, "stored"} <= set(h)]
+        if len(pairs) >= 5:
+            deltas[variant] = round(100 * sum(v - s for v, s in pairs) / len(pairs), 2)
+    return deltas
 
 
 def _in_evidence(answers: list[Answer]) -> float:

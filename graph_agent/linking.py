@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from string import ascii_lowercase
 from typing import Protocol
 
 from rapidfuzz import fuzz, process
@@ -61,7 +62,8 @@ class _Token:
     text: str
     key: str
     corrected: bool = False
-    alt: str = ""
+    #: Other readings of ``key``, each one word respelled: tried only inside a longer name.
+    alts: tuple[str, ...] = ()
 
 
 class EntityLinker:
@@ -121,12 +123,30 @@ class EntityLinker:
         return [self._spelled(t) for t in texts if t]
 
     def _named(self, span: list[_Token]) -> list[Candidate]:
-        """Nodes the span names exactly, or once misspelt words are respelled (rule ``fuzzy``)."""
+        """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``).
+
+        A respelling is tried only for a span of several words and one word at a time: a typo
+        that is itself a word ("Mael" the gene symbol in "Mael infertility") loses to the longer
+        name its respelling completes ("Male infertility"), and nothing is rewritten freely.
+        """
         text = " ".join(t.text for t in span)
-        candidates = self._exact(text, key=" ".join(t.key for t in span))
+        keys = [t.key for t in span]
+        candidates = self._exact(text, key=" ".join(keys))
         respelled = any(t.corrected for t in span)
-        if not candidates and len(span) > 1 and any(t.alt != t.key for t in span):
-            candidates = self._exact(text, key=" ".join(t.alt for t in span))
+        if not candidates and len(span) > 1:
+            readings = (
+                " ".join([*keys[:i], alt, *keys[i + 1 :]])
+                for i, token in enumerate(span)
+                for alt in token.alts
+            )
+            candidates = _top_tier(
+                [
+                    found
+                    for key in readings
+                    if key in self.lexicon.by_key
+                    for found in self._exact(text, key=key)
+                ]
+            )
             respelled = True
         if not respelled:
             return candidates
@@ -161,27 +181,37 @@ class EntityLinker:
         return out
 
     def _spelled(self, text: str) -> _Token:
-        """The token's key with unknown words respelled, and a respelling of known words too.
+        """The token's key with unknown words respelled, and other readings of known words.
 
         An unknown word is read as its closest lexicon word. A known word may still be a typo
-        of another ("neurla" is a gene synonym, "neural" was meant); that reading is kept as
-        ``alt`` and used only when it makes a longer name match.
+        of another one slip away ("hpi" for "hip", "fo" for "of", "mats" for "mast", "mael" for
+        "male"), or a rare word close to a commoner one ("neurla" is a gene synonym, "neural" was
+        meant).
+        Those readings are kept as ``alts`` and used only when they complete a longer name.
         """
         words = name_key(text).split()
         counts = self.lexicon.word_counts
-        key, alt = [], []
+        key: list[str] = []
+        readings: list[set[str]] = []
         for word in words:
-            settled = word in self.ignored or counts[word] > RARE_WORD_COUNT
-            if len(word) < 4 or word.isdigit() or settled:
-                key.append(word)
-                alt.append(word)
-                continue
-            respelled = self._closest_word(word)
-            known = word in self.lexicon.words
-            key.append(word if known else respelled)
-            alt.append(respelled if counts[respelled] > counts[word] else word)
+            others = set()
+            if word not in self.ignored and not word.isdigit():
+                others = _one_slip(word) & self.lexicon.words
+                if len(word) >= 4 and counts[word] <= RARE_WORD_COUNT:
+                    respelled = self._closest_word(word)
+                    if word not in self.lexicon.words:
+                        word = respelled
+                    elif counts[respelled] > counts[word]:
+                        others.add(respelled)
+            key.append(word)
+            readings.append(others - {word})
+        alts = tuple(
+            " ".join([*key[:i], other, *key[i + 1 :]])
+            for i, others in enumerate(readings)
+            for other in sorted(others)
+        )
         joined = " ".join(key)
-        return _Token(text, joined, corrected=joined != " ".join(words), alt=" ".join(alt))
+        return _Token(text, joined, corrected=joined != " ".join(words), alts=alts)
 
     def _closest_word(self, word: str) -> str:
         """The most similar other lexicon word (the commoner on a tie), or ``word`` itself."""
@@ -237,6 +267,17 @@ class EntityLinker:
     def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
         label, name = self.lexicon.nodes[node]
         return Candidate(id=node, label=label, name=name, score=score, rule=rule, matched=matched)
+
+
+def _one_slip(word: str) -> set[str]:
+    """Every word one keyboard slip away: two neighbouring letters swapped, or one letter
+    dropped, added or replaced."""
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    slips = {a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1}
+    slips |= {a + b[1:] for a, b in cuts if b}
+    slips |= {a + c + b[1:] for a, b in cuts if b for c in ascii_lowercase}
+    slips |= {a + c + b for a, b in cuts for c in ascii_lowercase}
+    return slips - {word, ""}
 
 
 def _top_tier(candidates: list[Candidate], *, tolerance: float = 0.02) -> list[Candidate]:

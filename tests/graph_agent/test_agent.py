@@ -17,7 +17,7 @@ from biokg.graph_agent import evaluation
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker
-from biokg.graph_agent.models import Answer
+from biokg.graph_agent.models import Answer, EvidenceNode
 from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
@@ -42,6 +42,34 @@ def assert_cites_only_evidence(answer: Answer) -> None:
 )
 def test_drug_names_link_to_one_node(agent: GraphAgent, text: str) -> None:
     assert agent.linker.link(text)[0].id == SILDENAFIL
+
+
+@pytest.mark.parametrize(
+    ("question", "meant"),
+    [
+        ("Which diseases have the phenotype Decreased hpi abduction?", "Decreased hip abduction"),
+        ("What conditions present with Mael infertility?", "Male infertility"),  # MAEL: a gene
+        ("Which diseases are inherited as Typified yb incomplete penetrance?", None),
+        ("Which diseases have the phenotype Decreased hip abductoin?", "Decreased hip abduction"),
+        ("Which diseases have the phenotype Decreased hipp abduction?", "Decreased hip abduction"),
+    ],
+)
+def test_a_slip_inside_a_name_still_links_the_whole_name(
+    agent: GraphAgent, agent_graph: GraphStore, question: str, meant: str | None
+) -> None:
+    # one mention, the node of that exact name (read independently), not the typo's own
+    # meaning (MAEL the gene, "hpi") or the name's tail ("incomplete penetrance")
+    meant = meant or "Typified by incomplete penetrance"
+    rows = agent_graph.read("MATCH (n:Phenotype {name: $name}) RETURN n.id AS id", {"name": meant})
+    [mention] = agent.linker.mentions(question)
+    assert [c.id for c in mention.candidates] == [r["id"] for r in rows]
+    assert mention.candidates[0].rule == "fuzzy"
+
+
+def test_a_name_spelt_right_links_exactly(agent: GraphAgent) -> None:
+    # "hip" has words one slip away ("his", "hp"); none of them is tried for an exact name
+    [mention] = agent.linker.mentions("Which diseases have the phenotype Decreased hip abduction?")
+    assert [(c.name, c.rule) for c in mention.candidates] == [("Decreased hip abduction", "name")]
 
 
 def test_what_viagra_targets_is_answered_with_citations(
@@ -137,6 +165,28 @@ def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     assert metrics["all"]["citations_in_evidence"] == 1.0
     assert metrics["unanswerable"]["abstention"] >= 0.9, answered
     assert metrics["one_hop"]["hit@1"] >= 0.8  # regression guard; README has the full eval
+    deltas = metrics["variant_vs_stored_points"]
+    assert {"stored", "lower", "upper"} <= set(deltas)
+    assert metrics["one_hop"]["variant_spread_points"] == max(deltas.values()) - min(
+        deltas.values()
+    )
+
+
+def _result(variant: str, seed: int, hit: bool) -> evaluation.EvalResult:
+    question = evaluation.EvalQuestion(
+        "one_hop", "q", frozenset({"GOLD:1"}), variant, "TREATS", f"S:{seed}"
+    )
+    answer = Answer.model_construct(answers=[EvidenceNode.model_construct(id=hit and "GOLD:1")])
+    return evaluation.EvalResult(question, answer)
+
+
+def test_variant_spread_compares_each_variant_with_the_stored_name_on_the_same_seeds() -> None:
+    # ten seeds; stored names hit on the first five only, the only seeds with a brand name
+    rows = [_result("stored", i, i < 5) for i in range(10)]
+    rows += [_result("brand", i, True) for i in range(5)]  # unpaired: 100 vs 50, 50 points
+    rows += [_result("typo", i, i < 4) for i in range(10)]  # one seed lost to the typo
+    rows += [_result("upper", i, True) for i in range(3)]  # too few seeds to compare
+    assert evaluation._variant_deltas(rows) == {"stored": 0.0, "brand": 0.0, "typo": -10.0}
 
 
 def test_agent_reloads_its_lexicon_when_the_graph_changed(
