@@ -1,9 +1,11 @@
-// Depth-first, two hops along a typed chain seed -[$first]- via -[$second]- target, ranked by
+// Depth-first, two hops along a typed chain seed -[$first]- via -[$second]- target (a node of
+// one of the labels $targets), ranked by
 // how many distinct paths support each target; up to three paths kept per target as evidence.
 // Negated edges (GO/HPO NOT) do not carry a chain. $first_out/$second_out: true = the nearer
 // node is the edge's subject, false = its object, null = either.
 MATCH (s:Entity {id: $seed})-[r1]-(m:Entity)-[r2]-(t:Entity)
-WHERE type(r1) = $first AND type(r2) = $second AND $via IN labels(m) AND $target IN labels(t)
+WHERE type(r1) = $first AND type(r2) = $second AND $via IN labels(m)
+  AND size([l IN labels(t) WHERE l IN $targets]) > 0
   AND t <> s AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
   AND ($first_out IS NULL OR (startNode(r1) = s) = $first_out)
   AND ($second_out IS NULL OR (startNode(r2) = m) = $second_out)

@@ -22,7 +22,7 @@ from biokg.graph_agent.gate import CypherGate
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.planner import PlanStep
 from biokg.graph_agent.prompts import RepairPrompt
-from biokg.graph_agent.research import Finding, Relation
+from biokg.graph_agent.research import Chain, Finding, Relation
 from biokg.graph_agent.runner import QueryRunner
 
 if TYPE_CHECKING:
@@ -191,7 +191,8 @@ class ToolBox:
             bad += [label for label in (via, target) if label not in schema.labels]
             if bad:
                 return {"error": f"unknown names in chain: {bad}"}
-            request: dict[str, Any] = {"seeds": [args.seed_id], "chain": tuple(args.chain)}
+            chain = Chain(first, None, via, second, None, (target,))
+            request: dict[str, Any] = {"seeds": [args.seed_id], "chain": chain}
         else:
             self.known.add(args.target_id or "")
             request = {"seeds": [args.seed_id], "target": args.target_id}

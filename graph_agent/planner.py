@@ -159,7 +159,8 @@ class DeterministicPlanner:
 
         When the question names kinds of entities, the chain's middle must be one of them (``the
         phenotypes of the diseases associated with TP53``) and an end it names scores higher;
-        without two cued types there is no chain.
+        a question that names no kind of end accepts every kind the second type reaches.
+        Without two cued types there is no chain.
         """
         if len(intent.relations) < 2:
             return None
@@ -167,15 +168,22 @@ class DeterministicPlanner:
         best: tuple[int, Chain] | None = None
         for first in intent.relations:
             for first_out, via in self._hops(first, labels, intent):
+                if targets and via not in targets:
+                    continue  # a chain needs its middle named, or no names at all
                 for second in intent.relations:
                     if second == first:
                         continue
+                    ends: dict[bool | None, list[str]] = {}
                     for second_out, end in self._hops(second, {via}, intent):
-                        if targets and via not in targets:
-                            continue  # a chain needs its middle named, or no names at all
-                        score = 1 + 2 * (end in targets) + (bool(targets) and end == targets[0])
-                        chain = Chain(first, first_out, via, second, second_out, end)
-                        if score and (best is None or score > best[0]):
+                        ends.setdefault(second_out, []).append(end)
+                    for second_out, reached in ends.items():
+                        # the asked-for kinds of end if it reaches any, else every kind it can
+                        asked = [end for end in reached if end in targets]
+                        score = 1 + 2 * bool(asked) + (bool(targets) and targets[0] in asked)
+                        chain = Chain(
+                            first, first_out, via, second, second_out, tuple(asked or reached)
+                        )
+                        if best is None or score > best[0]:
                             best = (score, chain)
         return best[1] if best else None
 

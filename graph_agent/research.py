@@ -31,14 +31,15 @@ class Relation:
 
 @dataclass(frozen=True)
 class Chain:
-    """Two hops: seed -first- via label -second- target label, each hop with its direction."""
+    """Two hops: seed -first- via label -second- one of the target labels; each hop with its
+    direction (``None``: either)."""
 
     first: str
     first_out: bool | None
     via: str
     second: str
     second_out: bool | None
-    target: str
+    targets: tuple[str, ...]
 
 
 @dataclass
@@ -154,7 +155,7 @@ class DepthSearch(ResearchStep):
                     "via": chain.via,
                     "second": chain.second,
                     "second_out": chain.second_out,
-                    "target": chain.target,
+                    "targets": list(chain.targets),
                     "limit": self.rows,
                 },
                 step=f"depth:{relation}",

@@ -151,6 +151,25 @@ def test_several_tool_calls_in_one_message_and_bad_arguments(llm_agent, llm_stub
     assert answer.status == "answered" and _cited(answer) <= _evidence(answer)
 
 
+def test_depth_along_a_typed_chain_reaches_the_chain_ends(llm_agent, llm_stub):
+    chain_ends = (
+        "MATCH (d:Drug)-[:TARGETS]->(:Gene)-[p:HAS_PHENOTYPE]->(t:Phenotype) "
+        "WHERE coalesce(p.negated, false) = false "
+        "WITH d, collect(DISTINCT t.id) AS ends RETURN d.id AS drug, ends "
+        "ORDER BY size(ends), drug LIMIT 1"
+    )
+    [row] = llm_agent.store.read(chain_ends)
+    llm_stub.play(
+        call("depth", seed_id=row["drug"], chain=["TARGETS", "Gene", "HAS_PHENOTYPE", "Phenotype"]),
+        call("answer"),
+    )
+    answer = llm_agent.ask("Which phenotypes go with the genes this drug targets?")
+    result = json.loads(tool_results(llm_stub.requests[1])[0])
+    assert result["found"] == len(row["ends"]), result
+    assert {n.id for n in answer.answers} == set(row["ends"])
+    assert _cited(answer) <= _evidence(answer)
+
+
 def test_a_text_reply_ends_research_without_claims_from_the_model(llm_agent, llm_stub):
     llm_stub.play(text("Sildenafil targets PDE5A and cures everything."))
     answer = llm_agent.ask("What does sildenafil target?")
