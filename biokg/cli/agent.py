@@ -7,6 +7,7 @@ import json
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from biokg.cli import console, handle_errors
 from biokg.graph_agent import evaluation
@@ -47,7 +48,8 @@ def search_command(
         return
     table = Table("id", "label", "name", "score", "rule", "matched", title=repr(text))
     for c in candidates:
-        table.add_row(c.id, c.label, c.name, f"{c.score:.3f}", c.rule, c.matched)
+        cells = (c.id, c.label, c.name, f"{c.score:.3f}", c.rule, c.matched)
+        table.add_row(*(Text(cell) for cell in cells))  # names may hold [brackets]
     console.print(table if candidates else f"nothing in the graph matches {text!r}")
 
 
@@ -80,24 +82,27 @@ def eval_command(
 
 
 def _print_answer(answer: Answer, *, explain: bool) -> None:
+    # Names, records and Cypher are full of [brackets]: printed as text, never read as markup.
+    def dim(text: str) -> None:
+        console.print(Text(text, style="dim"), highlight=False)
+
+    def plain(text: str) -> None:
+        console.print(text, markup=False, highlight=False)
+
     if explain:
         for m in answer.mentions:
             found = ", ".join(f"{c.id} {c.name} ({c.rule} {c.score:.2f})" for c in m.candidates)
-            console.print(f"[dim]linked[/] {m.text!r} → {found}", highlight=False)
+            dim(f"linked {m.text!r} → {found}")
         for q in answer.queries:
-            console.print(f"[dim]query[/] {q.step}: {q.rows} rows, {q.ms:.1f} ms", highlight=False)
-            console.print(f"[dim]{q.cypher.strip()}\n{json.dumps(q.params)}[/]", highlight=False)
-    console.print(answer.summary, highlight=False)
+            dim(f"query {q.step}: {q.rows} rows, {q.ms:.1f} ms")
+            dim(f"{q.cypher.strip()}\n{json.dumps(q.params)}")
+    plain(answer.summary)
     for i, claim in enumerate(answer.claims, 1):
-        console.print(f"[{i}] {claim.text}", highlight=False)
+        plain(f"[{i}] {claim.text}")
         for s in claim.sources:
-            console.print(
-                f"    edge {s.edge_id}: {s.source} {s.source_version} {s.source_record[:120]}",
-                highlight=False,
-            )
+            plain(f"    edge {s.edge_id}: {s.source} {s.source_version} {s.source_record[:120]}")
     versions = ", ".join(f"{v['source']} {v['version']}" for v in answer.data_versions)
-    console.print(
-        f"[dim]{answer.planner} planner · {len(answer.queries)} queries · graph "
-        f"{answer.timings['graph_ms']:.0f} ms · data: {versions}[/]",
-        highlight=False,
+    dim(
+        f"{answer.planner} planner · {len(answer.queries)} queries · graph "
+        f"{answer.timings['graph_ms']:.0f} ms · data: {versions}"
     )
