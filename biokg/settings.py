@@ -43,6 +43,11 @@ class Settings:
     jvm_heap: str = "2g"
     # BIOKG_BATCH_SIZE (default 10000): rows per UNWIND write transaction.
     batch_size: int = 10_000
+    # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
+    # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query
+    # timeout the driver sends (the agent's own 10 s per query holds on Neo4j only); lower it
+    # for an engine that only serves the agent API. It is fixed when the engine starts.
+    command_timeout_s: int = 300
     # BIOKG_<SOURCE>_DIR (e.g. BIOKG_OPENFDA_DIR, BIOKG_HPO_DIR; default unset): a folder with that
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
@@ -118,6 +123,7 @@ class Settings:
             embedded_password=env.get("BIOKG_EMBEDDED_PASSWORD") or "biokg-local",
             jvm_heap=env.get("BIOKG_JVM_HEAP") or "2g",
             batch_size=number("BIOKG_BATCH_SIZE", 10_000),
+            command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
             source_dirs={
                 key[len("BIOKG_") : -len("_DIR")].lower(): Path(value).expanduser()
                 for key, value in env.items()

@@ -195,7 +195,10 @@ class GraphStore:
             ) from err
         except Neo4jError as err:
             first_line = what.strip().splitlines()[0][:120] if what.strip() else what
-            raise StoreError(f"{err.message or err} [while running: {first_line}]") from err
+            hint = ""
+            if "TransactionTimedOut" in (err.code or ""):
+                hint = " (the engine's time limit per command: BIOKG_COMMAND_TIMEOUT_S embedded)"
+            raise StoreError(f"{err.message or err}{hint} [while running: {first_line}]") from err
 
     # -- schema ----------------------------------------------------------------------------
     def apply_schema(self, schema: GraphSchema) -> None:

@@ -187,6 +187,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         "BIOKG_HTTP_PORT": str(settings.http_port),
         "BIOKG_EMBEDDED_PASSWORD": settings.embedded_password,
         "BIOKG_JVM_HEAP": settings.jvm_heap,
+        "BIOKG_COMMAND_TIMEOUT_S": str(settings.command_timeout_s),
         **({"BIOKG_NEO4J_DATABASE": settings.database} if settings.database else {}),
     }
 
@@ -204,6 +205,18 @@ def _write_logging_config(root: Path) -> Path:
         "java.util.logging.FileHandler.formatter = java.util.logging.SimpleFormatter\n"
     )
     return path
+
+
+def _limit_commands(seconds: int) -> None:
+    """Stop any command running longer than ``seconds`` (0: no limit), engine-wide.
+
+    ArcadeDB ignores the timeout a Bolt client sends with a query, and a server config entry
+    does not reach this setting: only the JVM-wide ``arcadedb.command.timeout`` stops a runaway
+    query (the client then gets Neo.ClientError.Transaction.TransactionTimedOut).
+    """
+    import jpype
+
+    jpype.JClass("com.arcadedb.GlobalConfiguration").COMMAND_TIMEOUT.setValue(seconds * 1000)
 
 
 def _serve(settings: Settings, owner_pid: int | None) -> None:
@@ -227,6 +240,7 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
         },
     )
     server.start()
+    _limit_commands(settings.command_timeout_s)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

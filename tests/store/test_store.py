@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from biokg.errors import ConfigError, StoreError
@@ -47,6 +49,22 @@ def test_fulltext_index_finds_a_phenotype_by_word(store: GraphStore) -> None:
 def test_bad_cypher_is_a_store_error_naming_the_query(store: GraphStore) -> None:
     with pytest.raises(StoreError, match="RETURN nonsense"):
         store.read("MATCH (n) RETURN nonsense(")
+
+
+def test_embedded_engine_stops_a_runaway_read_at_the_command_timeout(
+    own_graph_settings: Settings,
+) -> None:
+    # 9 million rows of arithmetic: about 6 s on this machine without a limit
+    slow = (
+        "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b "
+        "WITH a, b WHERE (a * b) % 7 = 0 RETURN count(*) AS n"
+    )
+    limited = dataclasses.replace(own_graph_settings, command_timeout_s=1)
+    with GraphStore.connect(limited) as graph:
+        with pytest.raises(StoreError, match="BIOKG_COMMAND_TIMEOUT_S") as raised:
+            graph.read(slow, timeout_s=60)
+        assert graph.read("RETURN 1 AS one") == [{"one": 1}]  # the engine serves on
+    assert "command.timeout" in str(raised.value)
 
 
 def test_neo4j_cypher_files_cover_every_label() -> None:
