@@ -124,15 +124,15 @@ class GraphAgent:
         question = _checked(question)
         started = time.perf_counter()
         versions = self.refresh()
-        mentions = self.linker.mentions(question)
+        queued: list[QueryRecord] = []  # streamed after the linking and plan events
+        runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
+        mentions = self.linker.mentions(question, read=runner.reader("link:search"))
         link_ms = _ms(started)
         yield StepEvent(
             kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
         )
         plan = self.planner.plan(question, mentions)
         yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
-        queued: list[QueryRecord] = []
-        runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
         findings: list[Finding] = []
         why_empty = _why_empty(mentions, plan)
         try:

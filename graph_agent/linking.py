@@ -25,6 +25,7 @@ from rapidfuzz.distance import OSA
 
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import Candidate, Mention
+from biokg.ingest.embed import Reader
 from biokg.ingest.identity import name_key
 
 #: Function words and question words never linked on their own (English; short on purpose).
@@ -34,7 +35,8 @@ STOP_WORDS = frozenset(
     how i in into is it its me of on or please show tell that the their them there these they
     this those to was were what when where which who whom whose why with would you list give
     find name names known many much more most other others each both between same shared
-    common share path paths connect connected connects link links via through related relate
+    common share path paths connect connected connects link links linked via through related
+    relate
     """.split()
 )
 MAX_SPAN_TOKENS = 24
@@ -50,11 +52,15 @@ _EDGE_PUNCT = '?!.,;()[]{}"“”‘’'
 
 
 class Searcher(Protocol):
-    """Maps left-over text to (node id, score in [0, 1]) pairs; ``rule`` names the method."""
+    """Maps left-over text to (node id, score in [0, 1]) pairs; ``rule`` names the method.
+
+    ``read`` runs its queries (default: the store's own read; the agent passes its question's
+    runner, so that index searches are logged with the question's other queries).
+    """
 
     rule: str
 
-    def __call__(self, text: str) -> list[tuple[str, float]]: ...
+    def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]: ...
 
 
 @dataclass(frozen=True)
@@ -80,22 +86,28 @@ class EntityLinker:
         self.ignored = STOP_WORDS | {name_key(w) for w in cue_words}
         self.searchers = tuple(searchers)
 
-    def link(self, text: str, *, limit: int = 10) -> list[Candidate]:
-        """Candidates for ``text`` taken as one name (``biokg search``), best first."""
+    def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
+        """Candidates for ``text`` taken as one name (``biokg search``), best first.
+
+        ``read``: how index searches run their queries (see :class:`Searcher`).
+        """
         tokens = self._tokens(text)
         found = self._named(tokens) if tokens else []
         if not found:
             found = self._fuzzy(text)
         if not found:
-            found = self._search(text)
+            found = self._search(text, read)
         return sorted(found, key=lambda c: (-c.score, c.id))[:limit]
 
-    def mentions(self, question: str) -> list[Mention]:
-        """Every entity mention in a question, left to right, each with its candidates."""
+    def mentions(self, question: str, *, read: Reader | None = None) -> list[Mention]:
+        """Every entity mention in a question, left to right, each with its candidates.
+
+        ``read``: how index searches run their queries (see :class:`Searcher`).
+        """
         tokens = self._tokens(question)
         spans = self._exact_spans(tokens)
         covered = {i for start, end, _ in spans for i in range(start, end)}
-        spans += self._leftover_spans(tokens, covered)
+        spans += self._leftover_spans(tokens, covered, read)
         spans.sort(key=lambda span: span[0])
         return [
             Mention(text=" ".join(t.text for t in tokens[s:e]), candidates=cands)
@@ -156,7 +168,7 @@ class EntityLinker:
         ]
 
     def _leftover_spans(
-        self, tokens: list[_Token], covered: set[int]
+        self, tokens: list[_Token], covered: set[int], read: Reader | None
     ) -> list[tuple[int, int, list[Candidate]]]:
         """Runs of words that are neither linked nor stop/cue words: typos, paraphrases."""
         out = []
@@ -174,7 +186,7 @@ class EntityLinker:
                         (self._fuzzy(run), self._fuzzy(extended)),
                         key=lambda found: max((c.score for c in found), default=0.0),
                     )
-                    candidates = fuzzy or self._search(run)
+                    candidates = fuzzy or self._search(run, read)
                     if candidates:
                         out.append((start, i, candidates))
                 start = None
@@ -256,10 +268,10 @@ class EntityLinker:
                     best[entry.id] = candidate
         return _top_tier(list(best.values()))
 
-    def _search(self, text: str) -> list[Candidate]:
+    def _search(self, text: str, read: Reader | None) -> list[Candidate]:
         found: dict[str, Candidate] = {}
         for searcher in self.searchers:
-            for node, score in searcher(text):
+            for node, score in searcher(text, read):
                 if node in self.lexicon.nodes and (node not in found or score > found[node].score):
                     found[node] = self._candidate(node, searcher.rule, text, round(score, 4))
         return _top_tier(list(found.values()))

@@ -165,7 +165,8 @@ class ToolBox:
 
     # -- tools -----------------------------------------------------------------------------
     def _link(self, args: LinkArgs) -> dict[str, Any]:
-        candidates = self.agent.linker.link(args.text)[:SAMPLE_NAMES]
+        read = self.runner.reader("llm:link")
+        candidates = self.agent.linker.link(args.text, read=read)[:SAMPLE_NAMES]
         self.known |= {c.id for c in candidates}
         return {
             "candidates": [

@@ -44,6 +44,7 @@ class QueryRunner:
     handles: dict[str, list[str]] = field(default_factory=dict)
     on_query: Callable[[QueryRecord], None] | None = None
     _rows: int = 0
+    _budgeted: int = 0
     _started: float = field(default_factory=time.perf_counter)
 
     def template(self, name: str, params: dict[str, Any], *, step: str) -> list[dict[str, Any]]:
@@ -58,16 +59,21 @@ class QueryRunner:
         step: str,
         evidence: bool = True,
         rollback: bool = False,
+        budgeted: bool = True,
     ) -> list[dict[str, Any]]:
         """Run one read query; its rows' nodes and edges join the evidence graph.
 
         ``rollback`` (generated Cypher): the transaction is rolled back, never committed.
+        ``budgeted=False`` (linking's index searches): logged and timed like every query, but
+        not counted against the question's query budget, which is the research's.
 
         Raises:
             BudgetExceededError: the question's query or time budget is spent.
             StoreError: the engine rejected the query (recorded in the log first).
         """
-        self._check_budget()
+        if budgeted:
+            self._check_budget()
+            self._budgeted += 1
         start = time.perf_counter()
         try:
             rows = self.store.read(
@@ -85,7 +91,15 @@ class QueryRunner:
 
     def record_refusal(self, text: str, params: dict[str, Any], *, step: str, reason: str) -> None:
         """Log a query that was refused before it ran (it counts against the query budget)."""
+        self._budgeted += 1
         self._record(step, text, params, 0, time.perf_counter(), error=reason)
+
+    def reader(self, step: str) -> Callable[[str, dict[str, Any]], list[dict[str, Any]]]:
+        """A read function for lookups outside research (linking's index searches): each query
+        is logged under ``step``; its rows are not evidence and do not spend the budget."""
+        return lambda text, params: self.run(
+            text, params, step=step, evidence=False, budgeted=False
+        )
 
     def keep(self, name: str, ids: list[str]) -> str:
         """Store ids under a handle name (passed to later queries as ``$<name>``)."""
@@ -98,10 +112,10 @@ class QueryRunner:
 
     @property
     def remaining_queries(self) -> int:
-        return self.budget.max_queries - len(self.log)
+        return self.budget.max_queries - self._budgeted
 
     def _check_budget(self) -> None:
-        if len(self.log) >= self.budget.max_queries:
+        if self._budgeted >= self.budget.max_queries:
             raise BudgetExceededError(
                 f"query budget spent ({self.budget.max_queries} queries for this question)"
             )

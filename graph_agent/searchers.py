@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
-from biokg.ingest.embed import Embedder, embedded_labels, fulltext_search, vector_search
+from biokg.ingest.embed import (
+    Embedder,
+    Reader,
+    embedded_labels,
+    fulltext_search,
+    vector_search,
+)
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
@@ -35,9 +41,11 @@ class FulltextSearcher:
     labels: tuple[str, ...]
     rule: str = "fulltext"
 
-    def __call__(self, text: str) -> list[tuple[str, float]]:
+    def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
         hits = [
-            h for label in self.labels for h in fulltext_search(self.store, label, text, PER_LABEL)
+            hit
+            for label in self.labels
+            for hit in fulltext_search(self.store, label, text, PER_LABEL, read=read)
         ]
         if not hits:
             return []
@@ -54,11 +62,11 @@ class VectorSearcher:
     labels: tuple[str, ...]
     rule: str = "vector"
 
-    def __call__(self, text: str) -> list[tuple[str, float]]:
+    def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
         [vector] = self.embedder.embed([text])
         out = []
         for label in self.labels:
-            for node, score in vector_search(self.store, label, vector, PER_LABEL):
+            for node, score in vector_search(self.store, label, vector, PER_LABEL, read=read):
                 cosine = 2 * score - 1  # vector_search maps cosine to (1 + cos) / 2
                 if cosine >= MIN_COSINE:
                     out.append((node, VECTOR_WEIGHT * cosine))

@@ -26,7 +26,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any, Protocol
@@ -38,6 +38,10 @@ from biokg.ingest.writer import Progress
 from biokg.schema import GraphSchema, load_schema
 from biokg.store import GraphStore
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
+
+#: Runs one read query with parameters and returns its rows: ``GraphStore.read`` by default, or
+#: an agent's per-question runner, which logs the query with the question's others.
+Reader = Callable[[str, dict[str, Any]], list[dict[str, Any]]]
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +341,12 @@ def _unit(vector: list[float]) -> list[float]:
 
 # -- search --------------------------------------------------------------------------------
 def vector_search(
-    store: GraphStore, label: str, vector: Sequence[float], k: int = 10
+    store: GraphStore,
+    label: str,
+    vector: Sequence[float],
+    k: int = 10,
+    *,
+    read: Reader | None = None,
 ) -> list[tuple[str, float]]:
     """The ``k`` nodes of ``label`` nearest to ``vector``, as (id, score), best first.
 
@@ -352,7 +361,7 @@ def vector_search(
     _require_embedded(load_schema(), label)
     if len(vector) != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(f"query vector has {len(vector)} dimensions, expected 384")
-    rows = store.read(
+    rows = (read or store.read)(
         cypher.load("search_vector"),
         {"index": store.dialect.vector_index_name(label), "k": k, "vector": list(vector)},
     )
@@ -360,7 +369,7 @@ def vector_search(
 
 
 def fulltext_search(
-    store: GraphStore, label: str, text: str, k: int = 10
+    store: GraphStore, label: str, text: str, k: int = 10, *, read: Reader | None = None
 ) -> list[tuple[str, float]]:
     """Nodes of ``label`` whose full-text-indexed names share words with ``text``, best first.
 
@@ -378,7 +387,7 @@ def fulltext_search(
         return []
     best: dict[str, float] = {}
     for index in store.dialect.fulltext_index_names(schema, label):
-        for row in store.read(
+        for row in (read or store.read)(
             cypher.load("search_fulltext"), {"index": index, "query": query, "k": k}
         ):
             best[row["id"]] = max(row["score"], best.get(row["id"], 0.0))

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, index_searchers
 from biokg.ingest.embed import SentenceTransformerEmbedder, embed_graph
 from biokg.ingest.vector_cache import VectorCache
@@ -60,3 +62,22 @@ def test_linker_falls_back_to_full_text_for_words_of_a_name(
     linker = EntityLinker(lexicon, searchers=searchers)
     [best] = linker.link("zyxoquartz")  # one word of the name: no exact or fuzzy name match
     assert (best.id, best.rule, best.score) == ("CHEBI:99100002", "fulltext", FULLTEXT_WEIGHT)
+
+
+def test_index_searches_while_linking_are_logged_with_the_question(
+    agent_graph: GraphStore, exposures: Path
+) -> None:
+    lexicon = Lexicon.load(agent_graph, exposures)
+    searchers = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    agent = GraphAgent(agent_graph, EntityLinker(lexicon, searchers=searchers), budget=Budget(2))
+    answer = agent.ask("What is zyxoquartz?")
+    [mention] = answer.mentions
+    assert mention.candidates[0].id == "CHEBI:99100002"
+    searches = [q for q in answer.queries if q.step == "link:search"]
+    assert any(
+        "fulltext" in q.cypher and q.params["query"] == "zyxoquartz" and q.rows == 1
+        for q in searches
+    )
+    assert any("vector" in q.cypher for q in searches)
+    research = [q for q in answer.queries if q.step != "link:search"]
+    assert 0 < len(research) <= 2  # linking spent none of the two-query research budget
