@@ -4,7 +4,8 @@
   question for, sampled seeds asked in every wording of ``questions`` in schema/, with name
   variants (as stored, lower case, upper case, one typo, a brand name for drugs); gold = the
   seed's positive neighbours over that type and direction. A name several nodes share is
-  ambiguous by itself, so gold is the union over every node with that exact name.
+  ambiguous by itself, so gold is the union over the seed and every node with that exact name
+  (or title, for documents).
 * **two-hop**: a chain of two types (``describe_*`` of the first nested in a question of the
   second: "What are the phenotypes of the diseases associated with TP53?"); gold = the ends.
 * **unanswerable**: invented drug-like names, and real entities asked a relationship their
@@ -65,12 +66,18 @@ class EvalReport:
             rows = [r for r in self.results if r.question.kind == kind]
             if rows:
                 out[kind] = _ranking(rows)
-        variants = _variant_deltas([r for r in self.results if r.question.kind == "one_hop"])
+        one_hop = [r for r in self.results if r.question.kind == "one_hop"]
+        variants = _variant_deltas(one_hop)
         if variants:
             out["one_hop"]["variant_spread_points"] = round(
                 max(variants.values()) - min(variants.values()), 2
             )
             out["variant_vs_stored_points"] = variants
+            # each variant's own Hit@1, over whichever seeds it has (brand: drugs only)
+            by_variant: dict[str, list[EvalResult]] = defaultdict(list)
+            for r in one_hop:
+                by_variant[r.question.variant].append(r)
+            out["hit@1_by_variant"] = {v: _ranking(rows)["hit@1"] for v, rows in by_variant.items()}
         rows = [r for r in self.results if r.question.kind == "unanswerable"]
         if rows:
             abstained = sum(r.answer.status == "not_found" for r in rows)
@@ -100,7 +107,9 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
         for outgoing, templates in ((True, wordings.forward), (False, wordings.inverse)):
             seeds = _distinct(rows, "subject" if outgoing else "object", rng, per_relation)
             for node, name, label in seeds:
-                gold = _gold(agent, name, rel, outgoing)
+                gold = _gold(agent, node, name, rel, outgoing)
+                if not gold:  # only negated edges (GO/HPO NOT): nothing to find
+                    continue
                 template = rng.choice(templates)  # one wording per seed: only the name varies
                 for variant, text in _variants(agent, node, name, label, rng):
                     questions.append(
@@ -138,15 +147,16 @@ def _distinct(rows: list[dict], end: str, rng: random.Random, k: int) -> list[tu
     return rng.sample(nodes, min(k, len(nodes)))
 
 
-def _same_name(agent: GraphAgent, name: str) -> list[str]:
+def _same_name(agent: GraphAgent, node: str, name: str) -> list[str]:
+    """The seed and every node named (or, for documents, titled) exactly like it."""
     entries = agent.linker.lexicon.by_key.get(name_key(name), [])
-    return sorted({e.id for e in entries if e.rule == "name"})
+    return sorted({node} | {e.id for e in entries if e.rule in ("name", "title")})
 
 
-def _gold(agent: GraphAgent, name: str, rel: str, outgoing: bool) -> frozenset[str]:
+def _gold(agent: GraphAgent, node: str, name: str, rel: str, outgoing: bool) -> frozenset[str]:
     rows = agent.store.read(
         cypher.load("eval_neighbours"),
-        {"ids": _same_name(agent, name), "type": rel, "outgoing": outgoing},
+        {"ids": _same_name(agent, node, name), "type": rel, "outgoing": outgoing},
     )
     return frozenset(n for r in rows for n in r["neighbours"])
 
@@ -203,7 +213,7 @@ def _two_hop(
             describe = schema.types[first].questions.describe_forward
             templates = schema.types[second].questions.forward
             for node, name, _ in _distinct(rows, "subject", rng, max(1, k // 2)):
-                via = _gold(agent, name, first, True)
+                via = _gold(agent, node, name, first, True)
                 ends = agent.store.read(
                     cypher.load("eval_neighbours"),
                     {"ids": sorted(via), "type": second, "outgoing": True},

@@ -40,6 +40,8 @@ STOP_WORDS = frozenset(
     """.split()
 )
 MAX_SPAN_TOKENS = 24
+#: Lower-ranked exact matches kept beside a mention's candidates (see Mention.alternatives).
+MAX_ALTERNATIVES = 5
 FUZZY_CUTOFF = 85.0
 FUZZY_WEIGHT = 0.85
 #: A word is read as another lexicon word at this similarity (optimal string alignment: one
@@ -92,7 +94,7 @@ class EntityLinker:
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
         tokens = self._tokens(text)
-        found = self._named(tokens) if tokens else []
+        found = _top_tier(self._named(tokens)) if tokens else []
         if not found:
             found = self._fuzzy(text)
         if not found:
@@ -109,10 +111,13 @@ class EntityLinker:
         covered = {i for start, end, _ in spans for i in range(start, end)}
         spans += self._leftover_spans(tokens, covered, read)
         spans.sort(key=lambda span: span[0])
-        return [
-            Mention(text=" ".join(t.text for t in tokens[s:e]), candidates=cands)
-            for s, e, cands in spans
-        ]
+        mentions = []
+        for start, end, found in spans:
+            best = _top_tier(found)
+            rest = [c for c in found if c not in best][:MAX_ALTERNATIVES]
+            text = " ".join(t.text for t in tokens[start:end])
+            mentions.append(Mention(text=text, candidates=best, alternatives=rest))
+        return mentions
 
     def _exact_spans(self, tokens: list[_Token]) -> list[tuple[int, int, list[Candidate]]]:
         found: list[tuple[int, int, list[Candidate]]] = []
@@ -135,7 +140,8 @@ class EntityLinker:
         return [self._spelled(t) for t in texts if t]
 
     def _named(self, span: list[_Token]) -> list[Candidate]:
-        """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``).
+        """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``);
+        best first, all of them (the caller keeps the top tier).
 
         A respelling is tried only for a span of several words and one word at a time: a typo
         that is itself a word ("Mael" the gene symbol in "Mael infertility") loses to the longer
@@ -151,13 +157,11 @@ class EntityLinker:
                 for i, token in enumerate(span)
                 for alt in token.alts
             )
-            candidates = _top_tier(
-                [
-                    found
-                    for key in readings
-                    if key in self.lexicon.by_key
-                    for found in self._exact(text, key=key)
-                ]
+            candidates = _best_per_node(
+                found
+                for key in readings
+                if key in self.lexicon.by_key
+                for found in self._exact(text, key=key)
             )
             respelled = True
         if not respelled:
@@ -245,12 +249,10 @@ class EntityLinker:
         node = lexicon.by_id.get(text.casefold())
         if node is not None:
             return [self._candidate(node, "id", text, RULE_SCORES["id"])]
-        best: dict[str, Candidate] = {}
-        for entry in lexicon.by_key.get(key if key is not None else name_key(text), ()):
-            candidate = self._candidate(entry.id, entry.rule, entry.text, RULE_SCORES[entry.rule])
-            if entry.id not in best or candidate.score > best[entry.id].score:
-                best[entry.id] = candidate
-        return _top_tier(list(best.values()))
+        return _best_per_node(
+            self._candidate(entry.id, entry.rule, entry.text, RULE_SCORES[entry.rule])
+            for entry in lexicon.by_key.get(key if key is not None else name_key(text), ())
+        )
 
     def _fuzzy(self, text: str) -> list[Candidate]:
         key = name_key(text)
@@ -259,22 +261,28 @@ class EntityLinker:
         hits = process.extract(
             key, self.lexicon.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5
         )
-        best: dict[str, Candidate] = {}
-        for matched, score, _ in hits:
-            for entry in self.lexicon.by_key[matched]:
-                weight = FUZZY_WEIGHT * score / 100 * RULE_SCORES[entry.rule]
-                candidate = self._candidate(entry.id, "fuzzy", entry.text, round(weight, 4))
-                if entry.id not in best or candidate.score > best[entry.id].score:
-                    best[entry.id] = candidate
-        return _top_tier(list(best.values()))
+        return _top_tier(
+            _best_per_node(
+                self._candidate(
+                    entry.id,
+                    "fuzzy",
+                    entry.text,
+                    round(FUZZY_WEIGHT * score / 100 * RULE_SCORES[entry.rule], 4),
+                )
+                for matched, score, _ in hits
+                for entry in self.lexicon.by_key[matched]
+            )
+        )
 
     def _search(self, text: str, read: Reader | None) -> list[Candidate]:
-        found: dict[str, Candidate] = {}
-        for searcher in self.searchers:
-            for node, score in searcher(text, read):
-                if node in self.lexicon.nodes and (node not in found or score > found[node].score):
-                    found[node] = self._candidate(node, searcher.rule, text, round(score, 4))
-        return _top_tier(list(found.values()))
+        return _top_tier(
+            _best_per_node(
+                self._candidate(node, searcher.rule, text, round(score, 4))
+                for searcher in self.searchers
+                for node, score in searcher(text, read)
+                if node in self.lexicon.nodes
+            )
+        )
 
     def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
         label, name = self.lexicon.nodes[node]
@@ -290,6 +298,15 @@ def _one_slip(word: str) -> set[str]:
     slips |= {a + c + b[1:] for a, b in cuts if b for c in ascii_lowercase}
     slips |= {a + c + b for a, b in cuts for c in ascii_lowercase}
     return slips - {word, ""}
+
+
+def _best_per_node(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Each node once, with its best-scoring match; best first."""
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        if c.id not in best or c.score > best[c.id].score:
+            best[c.id] = c
+    return sorted(best.values(), key=lambda c: (-c.score, c.id))
 
 
 def _top_tier(candidates: list[Candidate], *, tolerance: float = 0.02) -> list[Candidate]:

@@ -32,6 +32,11 @@ class Mention(_Model):
 
     text: str
     candidates: list[Candidate]
+    alternatives: list[Candidate] = Field(
+        default_factory=list,
+        description="nodes the span names exactly that rank below the candidates (a drug label "
+        "titled like the drug): the planner falls back on them when no candidate fits the question",
+    )
 
     @property
     def ambiguous(self) -> bool:

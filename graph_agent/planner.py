@@ -83,20 +83,38 @@ class DeterministicPlanner:
         return plan
 
     def _label_of(self, mention: Mention, node: str) -> str | None:
-        return next((c.label for c in mention.candidates if c.id == node), None)
+        found = (*mention.candidates, *mention.alternatives)
+        return next((c.label for c in found if c.id == node), None)
 
     def _compatible(self, mention: Mention, intent: Intent) -> list[str]:
-        """Candidate ids whose label fits a cued relationship (all candidates if none does)."""
-        ends = {
-            label
-            for rel in intent.relations
-            for label in (*self.schema.types[rel].from_labels, *self.schema.types[rel].to_labels)
-        }
-        fitting = [c for c in mention.candidates if c.label in ends] or mention.candidates
+        """Candidate ids whose label fits the question (all candidates if none does).
+
+        Best fit: a cued relationship joins the label to the kind the question asks for first
+        ("Which drug ..."). When no candidate fits so, an exactly named lower-ranked node may:
+        "Which drug is Cephalexin the label of?" means the label titled Cephalexin, not the
+        drug, which HAS_LABEL cannot join to a drug. Next best: a cued relationship touches
+        the label.
+        """
+        asked_first = set(intent.target_labels[:1])
+        fitting = [c for c in mention.candidates if self._fits(c.label, intent, asked_first)]
+        fitting = fitting or [
+            c for c in mention.alternatives if self._fits(c.label, intent, asked_first)
+        ]
+        fitting = fitting or [c for c in mention.candidates if self._fits(c.label, intent, set())]
+        fitting = fitting or mention.candidates
         # a tie between kinds: the asked-for kind is the answer, not the entity asked about
         # ("Which drug is Phosphorus the label of?": Phosphorus the Label, not the Drug)
         asked = [c for c in fitting if c.label not in intent.target_labels]
         return [c.id for c in asked or fitting]
+
+    def _fits(self, label: str, intent: Intent, targets: set[str]) -> bool:
+        """A cued relationship joins ``label`` to one of ``targets`` (to anything if empty)."""
+        for rel in intent.relations:
+            spec = self.schema.types[rel]
+            ends = ((spec.from_labels, spec.to_labels), (spec.to_labels, spec.from_labels))
+            if any(label in here and (not targets or targets & set(there)) for here, there in ends):
+                return True
+        return False
 
     def _relations(self, labels: set[str], intent: Intent) -> list[Relation]:
         """One-hop relations from the seed labels that the question cues or asks for.

@@ -62,5 +62,12 @@ def test_eval_json_reports_every_question_set(agent_graph: GraphStore, settings:
     )
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.output)
-    assert set(metrics) == {"one_hop", "two_hop", "unanswerable", "variant_vs_stored_points", "all"}
+    assert set(metrics) == {
+        "one_hop",
+        "two_hop",
+        "unanswerable",
+        "variant_vs_stored_points",
+        "hit@1_by_variant",
+        "all",
+    }
     assert metrics["all"]["citations_in_evidence"] == 1.0

@@ -99,6 +99,30 @@ def test_ambiguous_name_keeps_every_candidate(agent: GraphAgent) -> None:
     assert_cites_only_evidence(answer)
 
 
+def test_a_question_about_a_label_titled_like_its_drug_reads_the_label(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # "Viagra" names the drug first; the questions ask about the label titled VIAGRA
+    labels = agent_graph.read(
+        "MATCH (d:Drug)-[:HAS_LABEL]->(l:Label)-[:HAS_LABEL_SECTION]->(s:LabelSection) "
+        "WHERE toLower(l.name) = 'viagra' "
+        "RETURN l.id AS label, collect(DISTINCT d.id) AS drugs, collect(DISTINCT s.id) AS sections"
+    )
+    drugs = {d for row in labels for d in row["drugs"]}
+    sections = {s for row in labels for s in row["sections"]}
+    assert SILDENAFIL in drugs and sections
+
+    answer = agent.ask("Which drug is Viagra the label of?")
+    [mention] = answer.mentions
+    assert [c.id for c in mention.candidates] == [SILDENAFIL]
+    assert {r["label"] for r in labels} <= {c.id for c in mention.alternatives}
+    assert {n.id for n in answer.answers} == drugs
+    assert_cites_only_evidence(answer)
+
+    answer = agent.ask("What sections does Viagra have?")
+    assert {n.id for n in answer.answers} == sections
+
+
 def test_two_hop_answers_come_from_the_chain(agent: GraphAgent, agent_graph: GraphStore) -> None:
     answer = agent.ask("What are the phenotypes of the diseases associated with FBN1?")
     gold = {
