@@ -253,7 +253,8 @@ def _unanswerable(
             (r["subject"], r["subject_name"])
             for rows in edges.values()
             for r in rows[:200]
-            if not reachable
+            if len(name_key(r["subject_name"] or "")) >= 3  # a real name, not "-"
+            and not reachable
             & {lexicon.label(e.id) for e in lexicon.by_key.get(name_key(r["subject_name"]), [])}
         }  # no node of an answerable kind goes by that name ("Humira" the label and the drug)
         for _, name in rng.sample(sorted(other), min(2, len(other))):

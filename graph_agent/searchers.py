@@ -19,11 +19,13 @@ from biokg.ingest.embed import (
     fulltext_search,
     vector_search,
 )
+from biokg.ingest.identity import name_key
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
-#: The best full-text hit of a query scores this; the others in proportion (Lucene scores
-#: compare only within one query).
+#: A full-text hit naming exactly the text's words scores this; others in proportion to the
+#: words they share (Dice): "high blood pressure" is not "High pulse pressure" because Lucene
+#: ranked it first.
 FULLTEXT_WEIGHT = 0.6
 #: Cosine similarity below which a vector neighbour is not taken as meant. Measured with the
 #: real model on bare names: "high blood pressure"~Hypertension 0.73, "heart attack"~Myocardial
@@ -31,6 +33,7 @@ FULLTEXT_WEIGHT = 0.6
 MIN_COSINE = 0.55
 VECTOR_WEIGHT = 0.8
 PER_LABEL = 3
+_FUNCTION_WORDS = frozenset("a an and by for in of on or the to with".split())
 
 
 @dataclass(frozen=True)
@@ -42,15 +45,13 @@ class FulltextSearcher:
     rule: str = "fulltext"
 
     def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
-        hits = [
-            hit
+        asked = _words(text)
+        hits = (
+            (node, _dice(asked, _words(name)))
             for label in self.labels
-            for hit in fulltext_search(self.store, label, text, PER_LABEL, read=read)
-        ]
-        if not hits:
-            return []
-        top = max(score for _, score in hits)
-        return [(node, FULLTEXT_WEIGHT * score / top) for node, score in hits]
+            for node, _, name in fulltext_search(self.store, label, text, PER_LABEL, read=read)
+        )
+        return [(node, FULLTEXT_WEIGHT * shared) for node, shared in hits if shared]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class VectorSearcher:
     rule: str = "vector"
 
     def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
+        words = _words(text)
+        if len(words) == 1 and not self.embedder.knows(next(iter(words))):
+            return []  # one word the model cuts into pieces: a name, near names spelt alike
         [vector] = self.embedder.embed([text])
         out = []
         for label in self.labels:
@@ -71,6 +75,16 @@ class VectorSearcher:
                 if cosine >= MIN_COSINE:
                     out.append((node, VECTOR_WEIGHT * cosine))
         return out
+
+
+def _words(text: str) -> set[str]:
+    """Content words, plural -s dropped (a rough stem: "bones" shares "bone")."""
+    words = (w.removesuffix("s") if len(w) > 3 else w for w in name_key(text).split())
+    return {w for w in words if w not in _FUNCTION_WORDS}
+
+
+def _dice(asked: set[str], named: set[str]) -> float:
+    return 2 * len(asked & named) / (len(asked) + len(named)) if asked and named else 0.0
 
 
 def index_searchers(

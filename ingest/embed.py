@@ -70,6 +70,11 @@ class Embedder(Protocol):
 
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is whole in the model's vocabulary: its vector then carries meaning.
+        An invented name is cut into word pieces and lands near names spelt alike."""
+        ...
+
 
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 on CPU, loaded from the installed package on first use (no network)."""
@@ -99,6 +104,14 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return vectors.tolist()
+
+    def knows(self, word: str) -> bool:
+        return word.lower() in _vocabulary(self.device)
+
+
+@cache
+def _vocabulary(device: str) -> frozenset[str]:
+    return frozenset(_load_model(device).tokenizer.get_vocab())
 
 
 @cache
@@ -138,6 +151,9 @@ class HashingEmbedder:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return [self._vector(text) for text in texts]
+
+    def knows(self, word: str) -> bool:
+        return False  # it knows no meaning
 
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self.dimensions
@@ -370,8 +386,9 @@ def vector_search(
 
 def fulltext_search(
     store: GraphStore, label: str, text: str, k: int = 10, *, read: Reader | None = None
-) -> list[tuple[str, float]]:
-    """Nodes of ``label`` whose full-text-indexed names share words with ``text``, best first.
+) -> list[tuple[str, float, str]]:
+    """Nodes of ``label`` whose full-text-indexed names share words with ``text``, best first,
+    as (id, score, name).
 
     ``text`` is taken literally: Lucene operators and special characters are escaped. Scores
     are Lucene's (unbounded; compare them within one query only). On ArcadeDB only
@@ -385,13 +402,14 @@ def fulltext_search(
     query = lucene_literal(text)
     if not query:
         return []
-    best: dict[str, float] = {}
+    best: dict[str, tuple[str, float, str]] = {}
     for index in store.dialect.fulltext_index_names(schema, label):
         for row in (read or store.read)(
             cypher.load("search_fulltext"), {"index": index, "query": query, "k": k}
         ):
-            best[row["id"]] = max(row["score"], best.get(row["id"], 0.0))
-    return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+            if row["id"] not in best or row["score"] > best[row["id"]][1]:
+                best[row["id"]] = (row["id"], row["score"], row["name"] or "")
+    return sorted(best.values(), key=lambda hit: (-hit[1], hit[0]))[:k]
 
 
 def lucene_literal(text: str) -> str:
