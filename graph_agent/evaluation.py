@@ -1,11 +1,12 @@
 """``biokg eval``: questions generated from the graph itself, gold answers taken from the graph.
 
 * **one-hop**: for each relationship type in the graph and each direction schema/ words a
-  question for, sampled seeds asked in every wording of ``questions`` in schema/, with name
-  variants (as stored, lower case, upper case, one typo, a brand name for drugs); gold = the
-  seed's positive neighbours over that type and direction. A name several nodes share is
-  ambiguous by itself, so gold is the union over the seed and every node with that exact name
-  (or title, for documents).
+  question for, sampled seeds, each asked in one wording from ``questions`` in schema/ with
+  every name variant it has (as stored, lower case, upper case, one typo, a brand name for
+  drugs, a synonym; a brand or synonym only if it names no other node); gold = the seed's
+  positive neighbours over that type and direction. A name several nodes share is ambiguous by
+  itself, so gold is the union over the seed and every node with that exact name (or title,
+  for documents).
 * **two-hop**: a chain of two types (``describe_*`` of the first nested in a question of the
   second: "What are the phenotypes of the diseases associated with TP53?"); gold = the ends.
 * **unanswerable**: invented drug-like names, and real entities asked a relationship their
@@ -40,7 +41,7 @@ class EvalQuestion:
     kind: str  # one_hop | two_hop | unanswerable
     text: str
     gold: frozenset[str]
-    variant: str  # stored | lower | upper | typo | brand | none
+    variant: str  # stored | lower | upper | typo | brand | synonym | none
     relation: str
     seed: str = ""  # the one-hop seed node: its variants are compared with each other
 
@@ -169,12 +170,15 @@ def _variants(
     yield "upper", name.upper()
     if len(name) >= 8:
         yield "typo", _typo(name, rng)
-    if label == "Drug":
-        rows = agent.store.read(cypher.load("eval_drug_names"), {"ids": [node]})
-        brands = sorted(b for r in rows for b in r["brands"] or [])
-        unique = [b for b in brands if _links_only_to(agent, b, node)]
+    [other] = agent.store.read(cypher.load("eval_other_names"), {"ids": [node]})
+    for variant, names in (("brand", other["brands"]), ("synonym", other["synonyms"])):
+        unique = sorted(
+            n
+            for n in names or []
+            if name_key(n) != name_key(name) and _links_only_to(agent, n, node)
+        )
         if unique:
-            yield "brand", rng.choice(unique)
+            yield variant, rng.choice(unique)
 
 
 def _links_only_to(agent: GraphAgent, text: str, node: str) -> bool:
