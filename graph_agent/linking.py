@@ -4,12 +4,14 @@ Strongest evidence first:
 
 1. ids and xrefs (``HP:0001250``, ``CHEMBL192``, ``UNII:…``) anywhere in the text;
 2. exact name keys of spans (case-, punctuation- and salt-insensitive: ``VIAGRA``,
-   ``sildenafil citrate``, ``tp53``), longest span first;
+   ``sildenafil citrate``, ``tp53``), longest span first, forgiving one keyboard slip in one
+   word of a span of several ("Decreased hpi abduction");
 3. for what is left over once relation and type words are set aside: typo-tolerant matching over
    the lexicon's keys (rapidfuzz), then the engine's full-text and vector indexes (meaning, not
-   spelling: "heart attack" → Myocardial infarction) where they are available.
+   spelling: "high blood pressure" → Hypertension) where they are available.
 
-A span whose best candidates tie is ambiguous; all of them are returned with their scores.
+A span whose best candidates tie is ambiguous; all of them are returned with their scores, and
+lower-ranked exact matches of the same span as the mention's alternatives.
 """
 
 from __future__ import annotations
