@@ -150,13 +150,14 @@ class EntityLinker:
         name its respelling completes ("Male infertility"), and nothing is rewritten freely.
         """
         text = " ".join(t.text for t in span)
-        keys = [t.key for t in span]
+        worded = [t for t in span if t.key]  # a lone "-" or "&" has no key
+        keys = [t.key for t in worded]
         candidates = self._exact(text, key=" ".join(keys))
         respelled = any(t.corrected for t in span)
-        if not candidates and len(span) > 1:
+        if not candidates and len(worded) > 1:
             readings = (
                 " ".join([*keys[:i], alt, *keys[i + 1 :]])
-                for i, token in enumerate(span)
+                for i, token in enumerate(worded)
                 for alt in token.alts
             )
             candidates = _best_per_node(

@@ -66,6 +66,13 @@ def test_a_slip_inside_a_name_still_links_the_whole_name(
     assert mention.candidates[0].rule == "fuzzy"
 
 
+def test_a_name_with_a_lone_dash_links_whole(agent: GraphAgent, agent_graph: GraphStore) -> None:
+    name = "Leri-Weill dyschondrostosis (LWD) - SHOX deletion"  # not the disease, gene, "deletion"
+    rows = agent_graph.read("MATCH (n:Disease {name: $name}) RETURN n.id AS id", {"name": name})
+    [mention] = agent.linker.mentions(f"What are the phenotypes of {name}?")
+    assert rows and [c.id for c in mention.candidates] == [r["id"] for r in rows]
+
+
 def test_a_name_spelt_right_links_exactly(agent: GraphAgent) -> None:
     # "hip" has words one slip away ("his", "hp"); none of them is tried for an exact name
     [mention] = agent.linker.mentions("Which diseases have the phenotype Decreased hip abduction?")
