@@ -176,6 +176,16 @@ class GraphAgent:
             return
         for step in plan.steps:
             yield self.run_step(step, runner)
+        # nothing from the linked nodes: their alternatives next (lower-ranked exact matches,
+        # namesakes of another kind), planned the same way
+        promoted = [
+            m.model_copy(update={"candidates": m.alternatives, "alternatives": []})
+            for m in mentions
+            if m.alternatives
+        ]
+        if promoted:
+            for step in self.planner.plan(question, promoted).steps:
+                yield self.run_step(step, runner)
 
     def run_step(self, step: PlanStep, runner: QueryRunner) -> list[Finding]:
         """Run one planned step (also the LLM planner's breadth/depth tools)."""

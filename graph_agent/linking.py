@@ -116,10 +116,23 @@ class EntityLinker:
         mentions = []
         for start, end, found in spans:
             best = _top_tier(found)
-            rest = [c for c in found if c not in best][:MAX_ALTERNATIVES]
+            rest = [c for c in found if c not in best] + self._namesakes(best)
+            rest = _best_per_node(c for c in rest if c.id not in {b.id for b in best})
             text = " ".join(t.text for t in tokens[start:end])
-            mentions.append(Mention(text=text, candidates=best, alternatives=rest))
+            mentions.append(
+                Mention(text=text, candidates=best, alternatives=rest[:MAX_ALTERNATIVES])
+            )
         return mentions
+
+    def _namesakes(self, candidates: list[Candidate]) -> list[Candidate]:
+        """Other nodes named exactly like a candidate: "high blood pressure" is a synonym of
+        Hypertension the HPO phenotype, while drugs are indicated for Hypertension the disease."""
+        return [
+            self._candidate(entry.id, "namesake", c.name, RULE_SCORES["name"] * c.score)
+            for c in candidates
+            for entry in self.lexicon.by_key.get(name_key(c.name), ())
+            if entry.rule == "name" and entry.id != c.id
+        ]
 
     def _exact_spans(self, tokens: list[_Token]) -> list[tuple[int, int, list[Candidate]]]:
         found: list[tuple[int, int, list[Candidate]]] = []

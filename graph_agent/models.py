@@ -23,7 +23,10 @@ class Candidate(_Model):
     label: str
     name: str
     score: float
-    rule: str = Field(description="id, xref, name, synonym, name-salt, fuzzy, fulltext, vector")
+    rule: str = Field(
+        description="id, xref, name, synonym, name-salt, fuzzy, fulltext, vector; namesake: "
+        "another node with the exact name of a candidate (an alternative only)"
+    )
     matched: str = Field(description="the node's name, synonym or id that matched")
 
 
@@ -35,7 +38,8 @@ class Mention(_Model):
     alternatives: list[Candidate] = Field(
         default_factory=list,
         description="nodes the span names exactly that rank below the candidates (a drug label "
-        "titled like the drug): the planner falls back on them when no candidate fits the question",
+        "titled like the drug), then other nodes with a candidate's exact name (Hypertension "
+        "the phenotype and the disease): tried when the candidates fit or find nothing",
     )
 
     @property

@@ -130,6 +130,29 @@ def test_a_question_about_a_label_titled_like_its_drug_reads_the_label(
     assert {n.id for n in answer.answers} == sections
 
 
+def test_a_phenotype_synonym_reaches_the_disease_of_the_same_name(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # "high blood pressure" is a synonym of the HPO phenotype Hypertension; ChEMBL's drugs are
+    # indicated for the MeSH disease Hypertension: the agent tries that namesake when the
+    # phenotype has no such edges
+    rows = agent_graph.read(
+        "MATCH (p:Phenotype)-[:INDICATED_FOR|CONTRAINDICATED_FOR]-() WHERE p.name = 'Hypertension' "
+        "RETURN count(*) AS n"
+    ) + agent_graph.read(
+        "MATCH (d:Drug)-[:INDICATED_FOR]->(x:Disease {name: 'Hypertension'}) "
+        "RETURN collect(DISTINCT d.id) AS drugs"
+    )
+    assert rows[0]["n"] == 0 and rows[1]["drugs"]
+
+    answer = agent.ask("Which drugs treat high blood pressure?")
+    [mention] = answer.mentions
+    assert [(c.label, c.rule) for c in mention.candidates] == [("Phenotype", "synonym")]
+    assert ("Disease", "namesake") in {(c.label, c.rule) for c in mention.alternatives}
+    assert {n.id for n in answer.answers} == set(rows[1]["drugs"])
+    assert_cites_only_evidence(answer)
+
+
 def test_two_hop_answers_come_from_the_chain(agent: GraphAgent, agent_graph: GraphStore) -> None:
     answer = agent.ask("What are the phenotypes of the diseases associated with FBN1?")
     gold = {
