@@ -64,6 +64,7 @@ def test_vector_searcher_leaves_invented_names_alone(agent_graph: GraphStore) ->
     asked: list[str] = []
     assert vector("Tranluxumab", read=lambda text, params: asked.append(text) or []) == []
     assert asked == []
+    assert vector("Zorbaxinol") == []
 
 
 def test_linker_falls_back_to_full_text_for_words_of_a_name(
