@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import bioregistry
@@ -249,12 +248,6 @@ def test_truncated_spl_names_file_and_line(tmp_path: Path) -> None:
     broken.write_bytes(VIAGRA.read_bytes()[:5000])
     with pytest.raises(SourceFormatError, match=r"spl_truncated\.xml:\d+: malformed SPL XML"):
         spl_to_label(broken)
-
-
-def test_parse_is_fast() -> None:
-    started = time.monotonic()
-    openfda.normalize(openfda.parse(openfda.fetch(Path("/x"), data_dir=DATA)), release=RELEASE)
-    assert time.monotonic() - started < 5
 
 
 def _copy(tmp_path: Path) -> Path:
