@@ -183,8 +183,9 @@ class GraphAgent:
             for m in mentions
             if m.alternatives
         ]
-        if promoted:
-            for step in self.planner.plan(question, promoted).steps:
+        fallback = self.planner.plan(question, promoted) if promoted else None
+        if fallback is not None and fallback.seeds != plan.seeds:  # not what already ran
+            for step in fallback.steps:
                 yield self.run_step(step, runner)
 
     def run_step(self, step: PlanStep, runner: QueryRunner) -> list[Finding]:
