@@ -18,6 +18,7 @@ from biokg import cypher
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import QueryRecord
+from biokg.ingest.embed import Reader
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ class QueryRunner:
         self._budgeted += 1
         self._record(step, text, params, 0, time.perf_counter(), error=reason)
 
-    def reader(self, step: str) -> Callable[[str, dict[str, Any]], list[dict[str, Any]]]:
+    def reader(self, step: str) -> Reader:
         """A read function for lookups outside research (linking's index searches): each query
         is logged under ``step``; its rows are not evidence and do not spend the budget."""
         return lambda text, params: self.run(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
+from biokg.graph_agent.linking import STOP_WORDS
 from biokg.ingest.embed import (
     Embedder,
     Reader,
@@ -33,7 +34,6 @@ FULLTEXT_WEIGHT = 0.6
 MIN_COSINE = 0.55
 VECTOR_WEIGHT = 0.8
 PER_LABEL = 3
-_FUNCTION_WORDS = frozenset("a an and by for in of on or the to with".split())
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class VectorSearcher:
 def _words(text: str) -> set[str]:
     """Content words, plural -s dropped (a rough stem: "bones" shares "bone")."""
     words = (w.removesuffix("s") if len(w) > 3 else w for w in name_key(text).split())
-    return {w for w in words if w not in _FUNCTION_WORDS}
+    return {w for w in words if w not in STOP_WORDS}
 
 
 def _dice(asked: set[str], named: set[str]) -> float:
