@@ -7,7 +7,11 @@ WHERE type(r) = $type AND [l IN labels(n) WHERE l <> 'Entity'][0] IN $labels
 WITH s, r, n
 ORDER BY coalesce(r.negated, false), n.name
 LIMIT $limit
-RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name} AS seed,
+RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name,
+        symbol: s.symbol, brands: s.brand_names,
+        kind: [k IN $kind_properties WHERE s[k] IS NOT NULL | s[k]][0]} AS seed,
        {id: r.id, type: type(r), subject: startNode(r).id, object: endNode(r).id,
         props: properties(r)} AS edge,
-       {id: n.id, label: [l IN labels(n) WHERE l <> 'Entity'][0], name: n.name} AS node
+       {id: n.id, label: [l IN labels(n) WHERE l <> 'Entity'][0], name: n.name,
+        symbol: n.symbol, brands: n.brand_names,
+        kind: [k IN $kind_properties WHERE n[k] IS NOT NULL | n[k]][0]} AS node

@@ -2,6 +2,7 @@
 // pattern because Cypher takes no parameter there).
 MATCH p = shortestPath((a:Entity {id: $a})-[*..4]-(b:Entity {id: $b}))
 RETURN [x IN nodes(p) | {id: x.id, label: [l IN labels(x) WHERE l <> 'Entity'][0],
-                         name: x.name}] AS nodes,
+                         name: x.name, symbol: x.symbol, brands: x.brand_names,
+                         kind: [k IN $kind_properties WHERE x[k] IS NOT NULL | x[k]][0]}] AS nodes,
        [r IN relationships(p) | {id: r.id, type: type(r), subject: startNode(r).id,
                                  object: endNode(r).id, props: properties(r)}] AS edges

@@ -17,13 +17,34 @@ from typing import Protocol
 from biokg import cypher
 from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
+from biokg.graph_agent.attributes import AttributeLookup
+from biokg.graph_agent.checks import ClaimCheckSearch
 from biokg.graph_agent.intent import QuestionReader
+from biokg.graph_agent.intersection import IntersectionSearch
+from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
-from biokg.graph_agent.planner import DeterministicPlanner, Plan, PlanStep
-from biokg.graph_agent.research import BreadthSearch, DepthSearch, Finding
+from biokg.graph_agent.planner import DeterministicPlanner, Plan
+from biokg.graph_agent.requests import (
+    Attribute,
+    ChainWalk,
+    ClaimCheck,
+    Intersection,
+    LabelText,
+    Neighbours,
+    PathBetween,
+    Request,
+)
+from biokg.graph_agent.research import (
+    BreadthSearch,
+    ChainSearch,
+    Finding,
+    PathSearch,
+    ResearchStep,
+    StepResult,
+)
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.ingest.embed import SentenceTransformerEmbedder
@@ -65,8 +86,15 @@ class GraphAgent:
         self.budget = budget or Budget()
         self.planner = DeterministicPlanner(self.schema)
         self.researcher = researcher
-        self.breadth = BreadthSearch()
-        self.depth = DepthSearch()
+        self.strategies: dict[type[Request], ResearchStep] = {
+            Neighbours: BreadthSearch(),
+            ChainWalk: ChainSearch(),
+            PathBetween: PathSearch(),
+            ClaimCheck: ClaimCheckSearch(),
+            Intersection: IntersectionSearch(),
+            Attribute: AttributeLookup(),
+            LabelText: LabelTextSearch(),
+        }
 
     @classmethod
     def connect(
@@ -131,29 +159,37 @@ class GraphAgent:
         yield StepEvent(
             kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
         )
-        plan = self.planner.plan(question, mentions)
+        plan = self.planner.plan(question, mentions, present=self.linker.lexicon.labels)
         yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
-        findings: list[Finding] = []
-        why_empty = _why_empty(mentions, plan)
+        found = StepResult("none", [])
+        notes = [plan.stop] if plan.stop else []
         try:
-            for batch in self._research(question, mentions, plan, runner):
+            for result in self._research(question, mentions, plan, runner):
                 yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
                 queued.clear()
-                findings = batch
-                if findings:
-                    yield StepEvent(kind="partial", data={"found": len(findings)})
+                if result.findings:
+                    found = result
+                    yield StepEvent(kind="partial", data={"found": len(result.findings)})
                     break
+                if result.note:
+                    notes.append(result.note)
         except BudgetExceededError as err:
-            why_empty = f"{why_empty} ({err})"
+            notes.append(str(err))
         yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
+        findings = found.findings
         if plan.focus and any(f.node in plan.focus for f in findings):
             findings = [f for f in findings if f.node in plan.focus]
+        if not findings and not plan.stop:
+            notes.insert(0, _why_empty(mentions, plan))
+        answered = bool(answer_nodes(runner.evidence, findings))
+        sources = {v["source"]: str(v["version"]) for v in versions}
         answer = Answer(
             question=question,
-            status="answered" if answer_nodes(runner.evidence, findings) else "not_found",
-            summary=summarise(runner.evidence, findings, mentions, why_empty),
+            status="answered" if answered else "not_found",
+            verdict=found.verdict if answered else None,
+            summary=summarise(runner.evidence, findings, mentions, notes, found.verdict),
             planner=self.researcher.name if self.researcher else self.planner.name,
-            claims=build_claims(runner.evidence, findings),
+            claims=build_claims(runner.evidence, findings, sources),
             answers=answer_nodes(runner.evidence, findings),
             mentions=mentions,
             evidence=runner.evidence.view(),
@@ -169,13 +205,16 @@ class GraphAgent:
 
     def _research(
         self, question: str, mentions: list[Mention], plan: Plan, runner: QueryRunner
-    ) -> Iterator[list[Finding]]:
-        """Findings of each step in turn (the caller stops at the first non-empty one)."""
+    ) -> Iterator[StepResult]:
+        """Results of each planned request in turn (the caller stops at the first that finds
+        anything)."""
         if self.researcher is not None:
-            yield self.researcher.research(question, mentions, runner, self)
+            yield StepResult("llm", self.researcher.research(question, mentions, runner, self))
             return
-        for step in plan.steps:
-            yield self.run_step(step, runner)
+        for request in plan.requests:
+            yield self.run_request(request, runner)
+        if plan.stop:
+            return
         # nothing from the linked nodes: their alternatives next (lower-ranked exact matches,
         # namesakes of another kind), planned the same way
         promoted = [
@@ -184,36 +223,16 @@ class GraphAgent:
             if m.alternatives
         ]
         fallback = self.planner.plan(question, promoted) if promoted else None
-        if fallback is not None and fallback.seeds != plan.seeds:  # not what already ran
-            for step in fallback.steps:
-                yield self.run_step(step, runner)
+        if fallback is not None and fallback.seeds != plan.seeds and not fallback.stop:
+            for request in fallback.requests:
+                yield self.run_request(request, runner)
 
-    def run_step(self, step: PlanStep, runner: QueryRunner) -> list[Finding]:
-        """Run one planned step (also the LLM planner's breadth/depth tools)."""
-        if step.strategy == "breadth":
-            return self.breadth.run(runner, **step.request).findings
-        if step.strategy == "depth":
-            return self.depth.run(runner, **step.request).findings
-        if step.strategy == "shared":
-            return self._shared(runner, **step.request)
-        raise ValueError(f"unknown research strategy {step.strategy!r}")
-
-    def _shared(self, runner: QueryRunner, *, seeds: list[list[str]], relations) -> list[Finding]:
-        """Neighbours both seed groups reach: breadth from each side, intersected."""
-        left = self.breadth.run(runner, seeds=seeds[0], relations=relations).findings
-        right = self.breadth.run(runner, seeds=seeds[1], relations=relations).findings
-        right_by_node = {f.node: f for f in right if not f.negated}
-        return [
-            Finding(
-                node=f.node,
-                seed=f.seed,
-                relation=f"{f.relation}>{right_by_node[f.node].relation}",
-                edge_ids=[*f.edge_ids[:1], *right_by_node[f.node].edge_ids[:1]],
-                via=[],
-            )
-            for f in left
-            if not f.negated and f.node in right_by_node
-        ]
+    def run_request(self, request: Request, runner: QueryRunner) -> StepResult:
+        """Run one request with its strategy (also the LLM planner's breadth/depth tools)."""
+        strategy = self.strategies.get(type(request))
+        if strategy is None:
+            raise TypeError(f"no research strategy for {type(request).__name__}")
+        return strategy.run(runner, request)
 
 
 def _checked(question: str) -> str:
@@ -229,20 +248,23 @@ def _checked(question: str) -> str:
 
 def _why_empty(mentions: list[Mention], plan: Plan) -> str:
     if not any(m.candidates for m in mentions):
-        return "no entity in the question matches a node (names, synonyms, ids, typos checked)."
+        return "no entity in the question matches a node (names, synonyms, ids, typos checked)"
     relations = ", ".join(plan.intent.relations) or "any relationship"
     names = ", ".join(c.name for m in mentions for c in m.candidates[:3])
-    return f"no {relations} edges of the asked kind were found for {names}."
+    return f"no {relations} edges of the asked kind were found for {names}"
 
 
 def _describe(plan: Plan, researcher: Researcher | None) -> dict:
     return {
         "planner": researcher.name if researcher else "deterministic",
         "kind": plan.intent.kind,
+        "polar": plan.intent.polar,
         "relations": list(plan.intent.relations),
         "target_labels": list(plan.intent.target_labels),
+        "kinds": list(plan.intent.kinds),
         "seeds": plan.seeds,
-        "steps": [{"strategy": s.strategy, "why": s.why} for s in plan.steps],
+        "stop": plan.stop,
+        "steps": [{"strategy": type(r).__name__, "why": r.why} for r in plan.requests],
     }
 
 

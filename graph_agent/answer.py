@@ -3,6 +3,10 @@
 Every claim is built by :meth:`EvidenceGraph.cite`, which refuses ids no query returned. A
 negated edge (GO/HPO ``NOT``) becomes a negative claim; a pair asserted both ways is marked as a
 conflict and says so. With no findings the answer is "not found in the graph", never a guess.
+
+Entities are named as people name them: a gene by its symbol with its full name beside it
+("PDE5A (phosphodiesterase 5A, NCBIGene:8654)"), a drug by its ingredient name with brand
+names in brackets ("sildenafil (Viagra, Revatio; CHEMBL.COMPOUND:CHEMBL192)").
 """
 
 from __future__ import annotations
@@ -10,9 +14,12 @@ from __future__ import annotations
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import Claim, EvidenceNode, Mention
 from biokg.graph_agent.research import Finding
+from biokg.graph_agent.text import mention_key
 
 MAX_CLAIMS = 25
+MAX_BRANDS = 2
 _QUALIFIERS = ("action_type", "mechanism", "frequency", "onset", "max_phase", "report_count")
+_VERDICT = {"yes": "Yes", "no": "No"}
 
 
 def verb(rel_type: str) -> str:
@@ -20,19 +27,39 @@ def verb(rel_type: str) -> str:
     return rel_type.lower().replace("_", " ")
 
 
-def build_claims(evidence: EvidenceGraph, findings: list[Finding]) -> list[Claim]:
+def spoken(node: EvidenceNode) -> str:
+    """A node as people name it, with its id (module docstring)."""
+    if node.label == "Gene" and node.symbol and node.name and node.symbol != node.name:
+        return f"{node.symbol} ({node.name}, {node.id})"
+    name = node.name or node.id
+    if node.label == "Drug":
+        ingredient = name.lower() if name.isupper() else name
+        brands = _brands(node, name)
+        return (
+            f"{ingredient} ({', '.join(brands)}; {node.id})"
+            if brands
+            else f"{ingredient} ({node.id})"
+        )
+    return f"{name} ({node.id})" if node.name else node.id
+
+
+def build_claims(
+    evidence: EvidenceGraph, findings: list[Finding], versions: dict[str, str] | None = None
+) -> list[Claim]:
     """One claim per finding (best first), capped at :data:`MAX_CLAIMS`."""
     claims = []
     conflicts = _conflicting_pairs(findings)
     for finding in findings[:MAX_CLAIMS]:
-        text = _statement(evidence, finding)
+        text = finding.statement or _statement(evidence, finding)
         pair = (finding.seed, finding.node, finding.relation)
         edge_ids = list(finding.edge_ids)
         if pair in conflicts:
             edge_ids += [e for e in conflicts[pair] if e not in edge_ids]
             text += " (sources conflict: the graph holds this assertion both negated and not)"
-        nodes = [finding.seed, *finding.via, finding.node]
-        claims.append(evidence.cite(text, nodes, edge_ids))
+        nodes = [finding.node, finding.seed, *finding.via, *finding.cited]
+        if finding.statement is None:
+            nodes = [finding.seed, *finding.via, *finding.cited, finding.node]
+        claims.append(evidence.cite(text, nodes, edge_ids, versions=versions))
     return claims
 
 
@@ -43,37 +70,72 @@ def answer_nodes(evidence: EvidenceGraph, findings: list[Finding]) -> list[Evide
 
 
 def summarise(
-    evidence: EvidenceGraph, findings: list[Finding], mentions: list[Mention], why_empty: str
+    evidence: EvidenceGraph,
+    findings: list[Finding],
+    mentions: list[Mention],
+    notes: list[str],
+    verdict: str | None = None,
 ) -> str:
-    """One paragraph: ambiguity first, then what was found (or that nothing was)."""
+    """One paragraph: the verdict, ambiguity, then what was found (or that nothing was)."""
+    positives = answer_nodes(evidence, findings)
+    if not positives:  # names only: an answer that found nothing cites nothing
+        reasons = "; ".join(dict.fromkeys(n for n in notes if n)) or "nothing matched"
+        tried = [
+            f"'{m.text}' matches {len(m.candidates)} nodes "
+            f"({', '.join(c.name for c in m.candidates[:5])}); all were explored."
+            for m in mentions
+            if m.ambiguous
+        ]
+        return " ".join([f"Not found in the graph: {reasons}.", *tried])
     parts = [
         f"'{m.text}' matches {len(m.candidates)} nodes "
         f"({', '.join(f'{c.id} {c.name}' for c in m.candidates[:5])}); all were explored."
         for m in mentions
         if m.ambiguous
     ]
-    positives = answer_nodes(evidence, findings)
-    if not positives and not findings:
-        parts.append(f"Not found in the graph: {why_empty}")
-        return " ".join(parts)
-    names = ", ".join(n.name or n.id for n in positives[:10])
+    if verdict in _VERDICT:
+        parts.insert(0, f"{_VERDICT[verdict]}, according to the graph.")
+    shown = [_short(evidence.nodes[n.id]) for n in positives[:10]]
     more = f" and {len(positives) - 10} more" if len(positives) > 10 else ""
-    relations = sorted({verb(f.relation.replace(">", " then ")) for f in findings})
-    parts.append(f"{len(positives)} found ({'; '.join(relations)}): {names}{more}.")
+    relations = sorted({_relation(f) for f in findings})
+    parts.append(f"{len(positives)} found ({'; '.join(relations)}): {', '.join(shown)}{more}.")
     negated = [f for f in findings if f.negated]
     if negated:
         parts.append(f"{len(negated)} negated assertions (NOT) are listed as such.")
+    parts += [f"Note: {n}." for n in dict.fromkeys(notes) if n]
     return " ".join(parts)
+
+
+def _relation(finding: Finding) -> str:
+    return verb(finding.relation.replace(">", " then ").replace("+", " and "))
+
+
+def _short(node: EvidenceNode) -> str:
+    """A node's name for the summary line: symbol for genes, ingredient for drugs."""
+    if node.label == "Gene" and node.symbol:
+        return f"{node.symbol} ({node.name})" if node.name != node.symbol else node.symbol
+    name = node.name or node.id
+    return name.lower() if node.label == "Drug" and name.isupper() else name
+
+
+def _brands(node: EvidenceNode, name: str) -> list[str]:
+    """Brand names other than the ingredient's own, one spelling each (mixed case first)."""
+    seen: dict[str, str] = {}
+    for brand in sorted(node.brand_names, key=lambda b: (b.isupper(), b)):
+        key = mention_key(brand)
+        if key and key != mention_key(name) and key not in seen:
+            seen[key] = brand
+    return list(seen.values())[:MAX_BRANDS]
 
 
 def _statement(evidence: EvidenceGraph, finding: Finding) -> str:
     edges = [evidence.edges[e] for e in finding.edge_ids]
-    if not finding.via and ">" in finding.relation:  # shared neighbour: one edge per side
-        left, right = (e.subject if e.object == finding.node else e.object for e in edges)
-        return (
-            f"{_name(evidence, left)} and {_name(evidence, right)} both "
-            f"{verb(edges[0].type)} {_name(evidence, finding.node)}"
+    if finding.cited:  # an intersection: one edge per constraint met
+        met = "; ".join(
+            f"{_name(evidence, e.subject)} {verb(e.type)} {_name(evidence, e.object)}"
+            for e in edges
         )
+        return f"{_name(evidence, finding.node)} meets {finding.support} constraint(s): {met}"
     if not finding.via:
         edge = edges[0]
         subject, obj = _name(evidence, edge.subject), _name(evidence, edge.object)
@@ -85,7 +147,7 @@ def _statement(evidence: EvidenceGraph, finding: Finding) -> str:
         sources = len({e.source for e in edges})
         support = f" ({len(edges)} edges, {sources} sources)" if len(edges) > 1 else ""
         return f"{subject} {negation}{verb(edge.type)} {obj}{tail}{support}"
-    first_path = edges if finding.support == 1 else edges[:2]
+    first_path = edges[:2]
     hops = [
         f"{_name(evidence, e.subject)} {verb(e.type)} {_name(evidence, e.object)}"
         for e in first_path
@@ -100,7 +162,7 @@ def _statement(evidence: EvidenceGraph, finding: Finding) -> str:
 
 def _name(evidence: EvidenceGraph, node: str) -> str:
     found = evidence.nodes.get(node)
-    return f"{found.name} ({node})" if found and found.name else node
+    return spoken(found) if found else node
 
 
 def _conflicting_pairs(findings: list[Finding]) -> dict[tuple[str, str, str], list[str]]:

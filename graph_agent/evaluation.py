@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from biokg import cypher
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
-from biokg.ingest.identity import name_key
+from biokg.graph_agent.text import mention_key as name_key
 
 SAMPLE_EDGES = 3_000
 _SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")

@@ -34,7 +34,16 @@ class EvidenceGraph:
         if not node or node.get("id") is None:
             return None
         self.nodes.setdefault(
-            node["id"], EvidenceNode(id=node["id"], label=node["label"], name=node.get("name"))
+            node["id"],
+            EvidenceNode(
+                id=node["id"],
+                label=node["label"],
+                name=node.get("name"),
+                symbol=node.get("symbol"),
+                brand_names=node.get("brands") or [],
+                kind=node.get("kind"),
+                sources=node.get("sources") or [],
+            ),
         )
         return node["id"]
 
@@ -74,8 +83,17 @@ class EvidenceGraph:
                 for item in value.values():
                     self._walk(item)
 
-    def cite(self, text: str, node_ids: Iterable[str], edge_ids: Iterable[str]) -> Claim:
-        """A claim citing these ids and their edges' source records.
+    def cite(
+        self,
+        text: str,
+        node_ids: Iterable[str],
+        edge_ids: Iterable[str],
+        *,
+        versions: dict[str, str] | None = None,
+    ) -> Claim:
+        """A claim citing these ids and their edges' source records. A claim resting on no
+        edge (a node's own property) cites the sources that loaded its first node, at the
+        versions in ``versions`` (source → current version).
 
         Raises:
             CitationError: an id is not in the evidence graph.
@@ -86,19 +104,31 @@ class EvidenceGraph:
         if missing:
             raise CitationError(f"claim {text!r} cites ids not in the evidence graph: {missing}")
         edges = [self.edges[i] for i in edge_ids]
+        sources = [
+            SourceRecord(
+                edge_id=e.id,
+                source=e.source,
+                source_version=e.source_version,
+                source_record=e.source_record,
+            )
+            for e in edges
+        ]
+        if not edges and node_ids:
+            node = self.nodes[node_ids[0]]
+            sources = [
+                SourceRecord(
+                    node_id=node.id,
+                    source=source,
+                    source_version=(versions or {}).get(source, ""),
+                    source_record=node.id,
+                )
+                for source in node.sources
+            ]
         return Claim(
             text=text,
             node_ids=node_ids,
             edge_ids=edge_ids,
-            sources=[
-                SourceRecord(
-                    edge_id=e.id,
-                    source=e.source,
-                    source_version=e.source_version,
-                    source_record=e.source_record,
-                )
-                for e in edges
-            ],
+            sources=sources,
             conflict=_conflicting(edges),
         )
 

@@ -1,93 +1,242 @@
 """What a question asks, read from its words with the vocabulary in schema/ (no LLM).
 
-``phrases`` of each relationship type and ``nouns`` of each label (schema/*.yaml) are the only
-vocabulary: a new type or label in schema/ is understood without code changes. Which
-relationship a cue means is settled later against the linked entity's label (``inhibit`` is
-TARGETS for a drug, NEGATIVELY_REGULATES for a GO term).
+Every cue comes from schema/: ``phrases`` and ``inverse_phrases`` of relationship types, ``nouns``
+of labels, ``kinds`` of a label's categorical property (GO aspects, label sections),
+``asked_properties`` and ``not_held`` topics. A new type, label or topic there is understood
+without code changes. Words are compared by lemma, so "caused", "causes" and "causing" are one
+cue and "Which genes ..." meets the noun "gene". Which relationship a cue means is settled
+later against the linked entity's label (``inhibit`` is TARGETS for a drug, NEGATIVELY_REGULATES
+for a GO term); cue-less questions get their relationship from the schema, or from a paraphrase
+matcher (:mod:`.paraphrase`), in the planner.
+
+Besides cues, the reader tells a yes/no question or a claim to check ("Is X …?", "X treats Y")
+from a question asking for entities, whether the claim is negated, and what the question asks
+for first (its *head*: "What is the **trade name** of X?", "**When** was X approved?").
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Literal
 
-from biokg.ingest.identity import name_key
+from biokg.graph_agent.text import (
+    GRAMMAR_PHRASES,
+    IMPERATIVES,
+    QUESTION_GRAMMAR,
+    STOP_WORDS,
+    lemma,
+    mention_key,
+    tokens,
+)
 from biokg.schema import GraphSchema
 
 Kind = Literal["neighbours", "shared", "path"]
-_SHARED = re.compile(r"\b(share|shared|common|in common|both)\b")
-_PATH = re.compile(r"\b(path|paths|connect|connected|connects|link between|linked to each other)\b")
+Cue = tuple[str, str]  # (vocabulary, name): ("relation", "TARGETS"), ("label", "Gene"), ...
+
+_WH = frozenset("what which who whom whose where when why how list name give tell show".split())
+_AUXILIARY = frozenset("be do can could have will would should may might must shall".split())
+_NEGATION = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"})
+_SHARED = frozenset({"share", "common", "both", "overlap", "enrich", "enriched", "together"})
+_PATH = frozenset({"path", "connect", "connection", "route"})
+#: Questions about time: no source dates anything but its own release.
+_WHEN = "when"
 
 
 @dataclass(frozen=True)
 class Intent:
-    """The relationship types a question cues (in order of appearance), the labels it asks for."""
+    """What a question cues (in order of appearance) and what it asks for first."""
 
     kind: Kind
     relations: tuple[str, ...]
     target_labels: tuple[str, ...]
     inverse: tuple[str, ...] = ()
+    #: a yes/no question or a statement to check ("Is X …?", "X associates Gene Y")
+    polar: bool = False
+    #: the claim is negated ("X is not associated with Y")
+    negated: bool = False
+    #: values of a label's ``kinds`` property the question asks for ("molecular_function")
+    kinds: tuple[str, ...] = ()
+    #: a node property the question asks for ("brand_names", "xrefs")
+    attribute: str | None = None
+    #: for ``xrefs``: the CURIE prefixes the question names ("CHEMBL.COMPOUND", "DOID")
+    prefixes: tuple[str, ...] = ()
+    #: topics no source holds that the question asks for ("drug metabolism")
+    not_held: tuple[str, ...] = ()
+    #: the question's head: the first cue, e.g. ("attribute", "brand_names"), ("when", "when")
+    head: Cue | None = None
+    #: every cue found, in order: the planner's paraphrase fallback reads what is left
+    cues: tuple[Cue, ...] = field(default=())
+    #: the question's content words that are no linked name and no relation, label, attribute
+    #: or grammar cue (kind phrases stay: "complex", "stress granule" describe the answers)
+    words: tuple[str, ...] = ()
+
+    @property
+    def asks_not_held(self) -> bool:
+        """The question asks for something no source holds (its head is such a topic)."""
+        return self.head is not None and self.head[0] in ("not_held", _WHEN)
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    lemmas: tuple[str, ...]
+    vocabulary: str
+    name: str
 
 
 class QuestionReader:
-    """Finds relationship cues and asked-for labels in a question (see module docstring)."""
+    """Finds cues in a question (see module docstring)."""
 
-    def __init__(self, schema: GraphSchema) -> None:
+    def __init__(self, schema: GraphSchema, *, prefix_names: Iterable[tuple[str, str]] = ()):
         self.schema = schema
-        self._phrases = _vocabulary(
-            (phrase, rel) for rel, spec in schema.types.items() for phrase in spec.phrases
-        )
-        self._inverse = _vocabulary(
-            (phrase, rel) for rel, spec in schema.types.items() for phrase in spec.inverse_phrases
-        )
-        self._nouns = _vocabulary(
-            (noun, label) for label, spec in schema.labels.items() for noun in spec.nouns
-        )
+        entries: list[tuple[str, str, str]] = []
+        for rel, spec in schema.types.items():
+            entries += [(p, "relation", rel) for p in spec.phrases]
+            entries += [(p, "inverse", rel) for p in spec.inverse_phrases]
+        for label, spec in schema.labels.items():
+            entries += [(noun, "label", label) for noun in spec.nouns]
+            if spec.kinds is not None:
+                entries += [
+                    (p, "kind", value)
+                    for value, phrases in spec.kinds.values.items()
+                    for p in phrases
+                ]
+        for prop, phrases in schema.asked_properties.items():
+            entries += [(p, "attribute", prop) for p in phrases]
+        for topic, phrases in schema.not_held.items():
+            entries += [(p, "not_held", topic) for p in phrases]
+        entries += [(name, "prefix", prefix) for name, prefix in prefix_names]
+        entries += [(phrase, "grammar", phrase) for phrase in GRAMMAR_PHRASES]
+        self._phrases = _vocabulary(entries)
 
     @property
     def cue_words(self) -> set[str]:
-        """Every word of every phrase and noun: not entity names on their own."""
-        return {w for key, _ in (*self._phrases, *self._nouns) for w in key.split()}
+        """Every word of every relation phrase, noun and kind: not entity names on their own."""
+        return {
+            word
+            for p in self._phrases
+            if p.vocabulary in ("relation", "inverse", "label", "kind", "attribute", "not_held")
+            for word in p.lemmas
+        }
 
-    def read(self, question: str, *, entity_spans: list[str] = ()) -> Intent:
-        """The intent of ``question``; ``entity_spans`` (linked names) are blanked out first."""
-        text = f" {name_key(question)} "
-        for span in entity_spans:
-            key = name_key(span)
-            if key:
-                blank = " ".join("_" * len(w) for w in key.split())
-                text = text.replace(f" {key} ", f" {blank} ")
-        relations = _find(text, self._phrases)
-        targets = _find(text, self._nouns)
-        kind: Kind = "neighbours"
-        if _SHARED.search(text):
-            kind = "shared"
-        elif _PATH.search(text):
-            kind = "path"
+    def read(self, question: str, *, entity_spans: Iterable[str] = ()) -> Intent:
+        """The intent of ``question``; ``entity_spans`` (linked names) are set aside first."""
+        written = [t.text for t in tokens(question)]
+        words = [lemma(w) for w in written]
+        lemmas = list(words)
+        for start, end in _entity_ranges(question, entity_spans):
+            for i in range(start, end):
+                lemmas[i] = ""
+        found = _find(lemmas, self._phrases)
+        claimed = {
+            i
+            for start, p in found
+            if p.vocabulary != "kind"
+            for i in range(start, start + len(p.lemmas))
+        }
+        content = tuple(
+            written[i]
+            for i, w in enumerate(lemmas)
+            if w and i not in claimed and w not in STOP_WORDS and w not in QUESTION_GRAMMAR
+        )
+        cues = tuple((p.vocabulary, p.name) for _, p in found if p.vocabulary != "grammar")
+        by = {v: tuple(dict.fromkeys(n for vocab, n in cues if vocab == v)) for v in _VOCABS}
+        polar = _polar(words, question)
+        head = next((cue for cue in cues if cue[0] != "prefix"), None)
+        if words and words[0] == _WHEN:
+            head = (_WHEN, _WHEN)
+        attribute = head[1] if head and head[0] == "attribute" else None
+        if attribute is None and by["prefix"] and head and head[0] != "relation":
+            attribute = "xrefs"  # "the UNII of X": a prefix alone asks for the identifier
         return Intent(
-            kind=kind,
-            relations=relations,
-            target_labels=targets,
-            inverse=_find(text, self._inverse),
+            kind=_kind(lemmas, polar),
+            relations=by["relation"],
+            target_labels=by["label"],
+            inverse=by["inverse"],
+            polar=polar,
+            negated=polar and any(w in _NEGATION for w in words),
+            kinds=by["kind"],
+            attribute=attribute,
+            prefixes=by["prefix"],
+            not_held=by["not_held"],
+            head=head,
+            cues=cues,
+            words=content,
         )
 
 
-def _vocabulary(pairs) -> list[tuple[str, str]]:
-    """(phrase key, name) pairs, longest phrase first so 'negatively regulates' wins."""
-    return sorted({(name_key(p), n) for p, n in pairs}, key=lambda x: (-len(x[0]), x))
+_VOCABS = ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
 
 
-def _find(text: str, vocabulary: list[tuple[str, str]]) -> tuple[str, ...]:
-    """Names whose phrase occurs in ``text`` (as whole words), ordered by first occurrence."""
-    hits: dict[str, int] = {}
-    taken: list[tuple[int, int]] = []
-    for phrase, name in vocabulary:
-        for match in re.finditer(rf"(?<= ){re.escape(phrase)}(?= )", text):
-            span = (match.start(), match.end())
-            if any(s < span[1] and span[0] < e for s, e in taken if (s, e) != span):
+def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:
+    """Phrases as lemma sequences, longest first so 'negatively regulate' wins."""
+    phrases = {
+        _Phrase(tuple(lemma(w) for w in mention_key(text).split()), vocabulary, name)
+        for text, vocabulary, name in entries
+        if mention_key(text)
+    }
+    return sorted(phrases, key=lambda p: (-len(p.lemmas), p.vocabulary, p.name, p.lemmas))
+
+
+def _find(lemmas: list[str], phrases: list[_Phrase]) -> list[tuple[int, _Phrase]]:
+    """Phrase matches as (position, phrase), in order of position; a longer phrase claims its
+    words first, and one span may carry several cues of different vocabularies ("function" is
+    a relation cue, a label noun and a GO aspect)."""
+    taken: dict[tuple[int, int], str] = {}
+    found: list[tuple[int, _Phrase]] = []
+    seen: set[tuple[int, str, str]] = set()
+    for phrase in phrases:
+        n = len(phrase.lemmas)
+        for start in range(len(lemmas) - n + 1):
+            if tuple(lemmas[start : start + n]) != phrase.lemmas:
                 continue
-            taken.append(span)
-            hits.setdefault(name, match.start())
-            hits[name] = min(hits[name], match.start())
-    return tuple(sorted(hits, key=hits.get))
+            span = (start, start + n)
+            overlaps = [s for s in taken if s[0] < span[1] and span[0] < s[1] and s != span]
+            if overlaps:
+                continue
+            taken.setdefault(span, phrase.vocabulary)
+            key = (start, phrase.vocabulary, phrase.name)
+            if key not in seen:
+                seen.add(key)
+                found.append((start, phrase))
+    return sorted(found, key=lambda f: f[0])
+
+
+def _entity_ranges(question: str, spans: Iterable[str]) -> list[tuple[int, int]]:
+    """Token ranges of the question that the linked names cover."""
+    words = tokens(question)
+    out = []
+    for span in spans:
+        key = mention_key(span).split()
+        if not key:
+            continue
+        keys = [mention_key(t.text) for t in words]
+        for start in range(len(words)):
+            joined, end = [], start
+            while end < len(words) and len(joined) < len(key):
+                joined += keys[end].split()
+                end += 1
+            if joined == key:
+                out.append((start, end))
+    return out
+
+
+def _polar(words: list[str], question: str) -> bool:
+    """A yes/no question ("Is X …?", "Can X cause Y?") or a statement to check ("X treats Y")."""
+    content = [w for w in words if w]
+    if not content:
+        return False
+    if content[0] in _AUXILIARY:
+        return True
+    if any(w in _WH or w in IMPERATIVES for w in content):
+        return False
+    return not question.rstrip().endswith("?")
+
+
+def _kind(lemmas: list[str], polar: bool) -> Kind:
+    present = set(lemmas)
+    if present & _SHARED or "in common" in " ".join(lemmas):
+        return "shared"
+    if not polar and present & _PATH:
+        return "path"
+    return "neighbours"

@@ -18,14 +18,15 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
-from biokg.ingest.identity import LOCAL_ID, name_key, salt_free_key
+from biokg.graph_agent.text import mention_key
+from biokg.ingest.identity import LOCAL_ID, salt_free_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 2
+LEXICON_FORMAT = 3
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -80,6 +81,8 @@ class Lexicon:
         self.word_counts: Counter[str] = Counter(w for k in self.by_key for w in k.split())
         self.words: frozenset[str] = frozenset(self.word_counts)
         self.word_list: list[str] = sorted(w for w in self.words if len(w) >= 4)
+        #: labels that have nodes in the graph (an asked label without nodes gives way)
+        self.labels: frozenset[str] = frozenset(label for label, _ in self.nodes.values())
 
     @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
@@ -129,7 +132,7 @@ def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
             if row["label"] in documents:
                 rule = "title"
             for text in value if isinstance(value, list) else [value] if value else []:
-                keys.append((name_key(text), node, rule, text))
+                keys.append((mention_key(text), node, rule, text))
                 if row["label"] == "Drug":
                     keys.append((salt_free_key(text), node, "name-salt", text))
     frame = (

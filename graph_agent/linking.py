@@ -3,12 +3,22 @@
 Strongest evidence first:
 
 1. ids and xrefs (``HP:0001250``, ``CHEMBL192``, ``UNII:…``) anywhere in the text;
-2. exact name keys of spans (case-, punctuation- and salt-insensitive: ``VIAGRA``,
-   ``sildenafil citrate``, ``tp53``), longest span first, forgiving one keyboard slip in one
-   word of a span of several ("Decreased hpi abduction");
-3. for what is left over once relation and type words are set aside: typo-tolerant matching over
-   the lexicon's keys (rapidfuzz), then the engine's full-text and vector indexes (meaning, not
-   spelling: "high blood pressure" → Hypertension) where they are available.
+2. exact name keys of spans (case-, punctuation-, possessive- and salt-insensitive: ``VIAGRA``,
+   ``sildenafil citrate``, ``Lange's``), forgiving one keyboard slip in one word of a span of
+   several ("Decreased hpi abduction");
+3. for what is left over once relation, type and grammar words are set aside: typo-tolerant
+   matching over the lexicon's keys (rapidfuzz) for words that are not English, then the
+   engine's full-text and vector indexes (meaning, not spelling: "high blood pressure" →
+   Hypertension) where they are available.
+
+Spans are chosen for the whole question, not one by one: a name of several words beats the
+words inside it, and a span that is a single common English word ("lead", "severe", "human")
+or a gene alias written as a plain word ("sting", "trade") is *weak*: kept and marked, used as
+the question's subject only when nothing stronger was named (see :mod:`.text`). A quoted phrase
+is one name: linked whole or reported unknown. A parenthesis right after a name restates it
+("Oculopharyngeal muscular dystrophy (OPMD)"): merged with it when it names the same node,
+dropped when it names another. A name-like word the graph does not know ("telomestatin") is
+reported as a mention without candidates, so the answer can say it is not in the graph.
 
 A span whose best candidates tie is ambiguous; all of them are returned with their scores, and
 lower-ranked exact matches of the same span as the mention's alternatives.
@@ -16,7 +26,6 @@ lower-ranked exact matches of the same span as the mention's alternatives.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from string import ascii_lowercase
@@ -25,34 +34,32 @@ from typing import Protocol
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
+from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import Candidate, Mention
+from biokg.graph_agent.text import mention_key
 from biokg.ingest.embed import Reader
-from biokg.ingest.identity import name_key
 
-#: Function words and question words never linked on their own (English; short on purpose).
-STOP_WORDS = frozenset(
-    """
-    a about all also an and any are as at be been by can could did do does for from has have
-    how i in into is it its me of on or please show tell that the their them there these they
-    this those to was were what when where which who whom whose why with would you list give
-    find name names known many much more most other others each both between same shared
-    common share path paths connect connected connects link links linked via through related
-    relate
-    """.split()
-)
 MAX_SPAN_TOKENS = 24
 #: Lower-ranked exact matches kept beside a mention's candidates (see Mention.alternatives).
 MAX_ALTERNATIVES = 5
 FUZZY_CUTOFF = 85.0
+#: An index hit at least this good links a mention firmly: cosine 0.7 by meaning, or every
+#: word shared by full text (searchers.py scales both below exact matches).
+CONFIDENT_SEARCH_SCORE = 0.56
+#: A name linked in parts is replaced by a whole name only this close to it (0-100).
+WHOLE_NAME_CUTOFF = 90.0
 FUZZY_WEIGHT = 0.85
 #: A word is read as another lexicon word at this similarity (optimal string alignment: one
 #: edit or swap in a four-letter word, two in an eight-letter one).
 SPELL_SIMILARITY = 0.75
 #: A known word this rare (uses in the lexicon) may still be a typo of a commoner word.
 RARE_WORD_COUNT = 3
-_TOKEN = re.compile(r"[^\s]+")
-_EDGE_PUNCT = '?!.,;()[]{}"“”‘’'
+#: Words that cannot begin or end a name of several words without making it doubtful
+#: ("Triggered by" in "often triggered by hyperthyroidism").
+_EDGE_WORDS = frozenset("a an the of in by for with to on at from and or as is are".split())
+_NAME_RULES = frozenset({"id", "xref"})
+_GENE_ALIAS_RULES = frozenset({"symbol", "synonym"})
 
 
 class Searcher(Protocol):
@@ -69,11 +76,23 @@ class Searcher(Protocol):
 
 @dataclass(frozen=True)
 class _Token:
-    text: str
+    word: words.Token
     key: str
     corrected: bool = False
     #: Other readings of ``key``, each one word respelled: tried only inside a longer name.
     alts: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.word.text
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    candidates: list[Candidate]
+    weak: bool = False
 
 
 class EntityLinker:
@@ -87,7 +106,7 @@ class EntityLinker:
         searchers: Iterable[Searcher] = (),
     ) -> None:
         self.lexicon = lexicon
-        self.ignored = STOP_WORDS | {name_key(w) for w in cue_words}
+        self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
         self.searchers = tuple(searchers)
 
     def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
@@ -96,7 +115,7 @@ class EntityLinker:
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
         tokens = self._tokens(text)
-        found = _top_tier(self._named(tokens)) if tokens else []
+        found = _top_tier(self._named(text, tokens)) if tokens else []
         if not found:
             found = self._fuzzy(text)
         if not found:
@@ -108,21 +127,38 @@ class EntityLinker:
 
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
+        question = words.clean(question)
         tokens = self._tokens(question)
-        spans = self._exact_spans(tokens)
-        covered = {i for start, end, _ in spans for i in range(start, end)}
-        spans += self._leftover_spans(tokens, covered, read)
-        spans.sort(key=lambda span: span[0])
-        mentions = []
-        for start, end, found in spans:
-            best = _top_tier(found)
-            rest = [c for c in found if c not in best] + self._namesakes(best)
-            rest = _best_per_node(c for c in rest if c.id not in {b.id for b in best})
-            text = " ".join(t.text for t in tokens[start:end])
-            mentions.append(
-                Mention(text=text, candidates=best, alternatives=rest[:MAX_ALTERNATIVES])
-            )
-        return mentions
+        spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
+        covered = {i for s in spans for i in range(s.start, s.end)}
+        spans += self._leftover_spans(question, tokens, covered, read)
+        spans = _restatements_merged(tokens, spans)
+        mentions = [self._mention(question, tokens, span) for span in spans]
+        covered = {i for s in spans for i in range(s.start, s.end)}
+        mentions += self._unknown(question, tokens, covered)
+        return sorted(mentions, key=lambda m: question.find(m.text))
+
+    def _grammar(self, key: str) -> bool:
+        """A stop or question-grammar word."""
+        return key in words.STOP_WORDS or key in words.QUESTION_GRAMMAR
+
+    def _ignorable_or_number(self, key: str) -> bool:
+        return key.isdigit() or self._ignorable(key)
+
+    def _ignorable(self, key: str) -> bool:
+        """A stop, grammar or cue word (compared as written and by lemma): no name alone."""
+        return key in self.ignored or words.lemma(key) in self.ignored
+
+    def _mention(self, question: str, tokens: list[_Token], span: _Span) -> Mention:
+        best = _top_tier(span.candidates)
+        rest = [c for c in span.candidates if c not in best] + self._namesakes(best)
+        rest = _best_per_node(c for c in rest if c.id not in {b.id for b in best})
+        return Mention(
+            text=_text(question, tokens, span.start, span.end),
+            candidates=best,
+            alternatives=rest[:MAX_ALTERNATIVES],
+            weak=span.weak,
+        )
 
     def _namesakes(self, candidates: list[Candidate]) -> list[Candidate]:
         """Other nodes named exactly like a candidate: "high blood pressure" is a synonym of
@@ -130,31 +166,114 @@ class EntityLinker:
         return [
             self._candidate(entry.id, "namesake", c.name, RULE_SCORES["name"] * c.score)
             for c in candidates
-            for entry in self.lexicon.by_key.get(name_key(c.name), ())
+            for entry in self.lexicon.by_key.get(mention_key(c.name), ())
             if entry.rule == "name" and entry.id != c.id
         ]
 
-    def _exact_spans(self, tokens: list[_Token]) -> list[tuple[int, int, list[Candidate]]]:
-        found: list[tuple[int, int, list[Candidate]]] = []
+    def _exact_spans(self, question: str, tokens: list[_Token]) -> list[_Span]:
+        """Spans naming nodes exactly, chosen for the whole question: strong before weak,
+        longer before shorter, better matched before worse; never overlapping."""
+        found: list[_Span] = []
         for start in range(len(tokens)):
             for end in range(min(len(tokens), start + MAX_SPAN_TOKENS), start, -1):
-                if all(t.key in self.ignored or not t.key for t in tokens[start:end]):
+                span = tokens[start:end]
+                if all(self._grammar(t.key) or not t.key for t in span):
                     continue
-                candidates = self._named(tokens[start:end])
+                if len(span) == 1 and self._ignorable(span[0].key):
+                    continue
+                if not _respects_quotes_and_brackets(tokens, start, end):
+                    continue
+                candidates = self._named(_text(question, tokens, start, end), span)
+                candidates = self._plausible(span, candidates)
                 if candidates:
-                    found.append((start, end, candidates))
-        found.sort(key=lambda s: (-(s[1] - s[0]), -max(c.score for c in s[2]), s[0]))
-        chosen: list[tuple[int, int, list[Candidate]]] = []
+                    found.append(_Span(start, end, candidates, self._weak(span, candidates)))
+        found.sort(key=lambda s: (s.weak, -(s.end - s.start), -_best(s), s.start))
+        chosen: list[_Span] = []
         for span in found:
-            if all(span[1] <= s or span[0] >= e for s, e, _ in chosen):
+            if all(span.end <= s.start or span.start >= s.end for s in chosen):
                 chosen.append(span)
         return chosen
 
-    def _tokens(self, text: str) -> list[_Token]:
-        texts = (m.strip(_EDGE_PUNCT) for m in _TOKEN.findall(text))
-        return [self._spelled(t) for t in texts if t]
+    def _whole_phrases(
+        self, question: str, tokens: list[_Token], spans: list[_Span]
+    ) -> list[_Span]:
+        """A name linked only in parts ("Facioscapulohumeral [Muscular Dystrophy] type 2") is
+        tried whole, forgiving spelling and word order: a close whole name replaces the parts.
 
-    def _named(self, span: list[_Token]) -> list[Candidate]:
+        Only runs of words without stop or grammar words are tried, and only when some content
+        word of the run is left unlinked.
+        """
+        out = list(spans)
+        for start, end in self._phrase_runs(tokens):
+            inside = [s for s in out if start <= s.start and s.end <= end]
+            linked = {i for s in inside for i in range(s.start, s.end)}
+            loose = [
+                i
+                for i in range(start, end)
+                if i not in linked and not self._ignorable(tokens[i].key)
+            ]
+            if not inside or not loose:
+                continue
+            found = self._fuzzy(
+                _text(question, tokens, start, end), word_order=False, cutoff=WHOLE_NAME_CUTOFF
+            )
+            if found:
+                out = [s for s in out if s not in inside] + [_Span(start, end, found)]
+        return out
+
+    def _phrase_runs(self, tokens: list[_Token]) -> list[tuple[int, int]]:
+        """Maximal runs of two or more words with no stop or grammar word, not crossing a
+        parenthesis or a quote."""
+        runs: list[tuple[int, int]] = []
+        run: list[int] = []
+
+        def close() -> None:
+            if len(run) >= 2:
+                runs.append((run[0], run[-1] + 1))
+            run.clear()
+
+        for i, token in enumerate(tokens):
+            if run:
+                last = tokens[run[-1]].word
+                here = token.word
+                if (last.parenthesised, last.quoted) != (here.parenthesised, here.quoted):
+                    close()
+            if token.key in words.STOP_WORDS or token.key in words.QUESTION_GRAMMAR:
+                close()
+                continue
+            run.append(i)
+        close()
+        return runs
+
+    def _plausible(self, span: list[_Token], candidates: list[Candidate]) -> list[Candidate]:
+        """Drop gene aliases written as a plain English word ("sting", "trade", "damage"):
+        symbols and aliases name a gene when written like one ("STING")."""
+        if len(span) != 1 or words.looks_like_symbol(span[0].text):
+            return candidates
+        if not words.is_english(span[0].text):
+            return candidates
+        return [c for c in candidates if not (c.label == "Gene" and c.rule in _GENE_ALIAS_RULES)]
+
+    def _weak(self, span: list[_Token], candidates: list[Candidate]) -> bool:
+        """A single common English word, a short alias (``RA``, ``D4``: three characters or
+        fewer, matched only as a synonym), a name made only of question words ("autosomal
+        dominant": also how people ask about inheritance), or a name that begins or ends with a
+        function word."""
+        if any(c.rule in _NAME_RULES for c in candidates):
+            return False
+        if all(self._ignorable(t.key) for t in span):
+            return True
+        if len(span) == 1:
+            written = span[0].text
+            if len(written) <= 3 and all(c.rule == "synonym" for c in candidates):
+                return True
+            return words.is_common(written) and not words.looks_like_symbol(written)
+        return span[0].key in _EDGE_WORDS or span[-1].key in _EDGE_WORDS
+
+    def _tokens(self, text: str) -> list[_Token]:
+        return [self._spelled(t) for t in words.tokens(text)]
+
+    def _named(self, text: str, span: list[_Token]) -> list[Candidate]:
         """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``);
         best first, all of them (the caller keeps the top tier).
 
@@ -162,7 +281,6 @@ class EntityLinker:
         that is itself a word ("Mael" the gene symbol in "Mael infertility") loses to the longer
         name its respelling completes ("Male infertility"), and nothing is rewritten freely.
         """
-        text = " ".join(t.text for t in span)
         worded = [t for t in span if t.key]  # a lone "-" or "&" has no key
         keys = [t.key for t in worded]
         candidates = self._exact(text, key=" ".join(keys))
@@ -188,31 +306,77 @@ class EntityLinker:
         ]
 
     def _leftover_spans(
-        self, tokens: list[_Token], covered: set[int], read: Reader | None
-    ) -> list[tuple[int, int, list[Candidate]]]:
-        """Runs of words that are neither linked nor stop/cue words: typos, paraphrases."""
+        self, question: str, tokens: list[_Token], covered: set[int], read: Reader | None
+    ) -> list[_Span]:
+        """Runs of words that are neither linked nor stop or grammar words (nor only cue words):
+        typos of names (fuzzy) and descriptions (the engine's indexes). A single word is
+        searched only if it could be a name on its own: not common English, not an adjective
+        or participle ("ciliary", "encoded")."""
         out = []
-        start = None
+        for start, end in self._free_runs(tokens, covered):
+            while start < end and self._ignorable_or_number(tokens[start].key):
+                start += 1  # "3 symptoms of", "phenotypic features": no name yet
+            run = tokens[start:end]
+            if all(self._ignorable_or_number(t.key) for t in run):
+                continue  # "protein function": question words, no name
+            text = _text(question, tokens, start, end)
+            if len(mention_key(text)) < 4:
+                continue
+            candidates: list[Candidate] = []
+            if any(not words.is_english(t.text) for t in run):
+                candidates = self._fuzzy(text)
+            if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
+                candidates = self._search(text, read)
+            if candidates:
+                out.append(_Span(start, end, candidates, weak=_doubtful(candidates)))
+        return out
+
+    def _free_runs(self, tokens: list[_Token], covered: set[int]) -> list[tuple[int, int]]:
+        runs, start = [], None
         for i in range(len(tokens) + 1):
-            free = i < len(tokens) and i not in covered and tokens[i].key not in self.ignored
+            free = (
+                i < len(tokens)
+                and i not in covered
+                and not self._grammar(tokens[i].key)
+                and not tokens[i].word.quoted
+            )
             if free and start is None:
                 start = i
             elif not free and start is not None:
-                run = " ".join(t.text for t in tokens[start:i])
-                if len(name_key(run)) >= 4:
-                    # a cue noun right after the run may be part of the name ("Marfn syndrome")
-                    extended = " ".join(t.text for t in tokens[start : min(i + 1, len(tokens))])
-                    fuzzy = max(
-                        (self._fuzzy(run), self._fuzzy(extended)),
-                        key=lambda found: max((c.score for c in found), default=0.0),
-                    )
-                    candidates = fuzzy or self._search(run, read)
-                    if candidates:
-                        out.append((start, i, candidates))
+                runs.append((start, i))
                 start = None
+        return runs
+
+    def _unknown(self, question: str, tokens: list[_Token], covered: set[int]) -> list[Mention]:
+        """Names the graph does not know: a quoted phrase not linked whole, and words that are
+        neither English nor in the lexicon nor a respelling of a lexicon word."""
+        out: list[Mention] = []
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if i in covered:
+                i += 1
+                continue
+            if token.word.quoted:
+                end = i
+                while end < len(tokens) and tokens[end].word.quoted and end not in covered:
+                    end += 1
+                out.append(Mention(text=_text(question, tokens, i, end), candidates=[]))
+                i = end
+                continue
+            unknown = (
+                not self._ignorable(token.key)
+                and not token.corrected
+                and len(token.key) >= 4
+                and not any(w in self.lexicon.words for w in token.key.split())
+                and words.looks_like_a_name(token.text)
+            )
+            if unknown:
+                out.append(Mention(text=token.text, candidates=[]))
+            i += 1
         return out
 
-    def _spelled(self, text: str) -> _Token:
+    def _spelled(self, word: words.Token) -> _Token:
         """The token's key with unknown words respelled, and other readings of known words.
 
         An unknown word is read as its closest lexicon word. A known word may still be a typo
@@ -221,29 +385,29 @@ class EntityLinker:
         meant).
         Those readings are kept as ``alts`` and used only when they complete a longer name.
         """
-        words = name_key(text).split()
+        original = mention_key(word.text).split()
         counts = self.lexicon.word_counts
         key: list[str] = []
         readings: list[set[str]] = []
-        for word in words:
+        for token in original:
             others = set()
-            if word not in self.ignored and not word.isdigit():
-                others = _one_slip(word) & self.lexicon.words
-                if len(word) >= 4 and counts[word] <= RARE_WORD_COUNT:
-                    respelled = self._closest_word(word)
-                    if word not in self.lexicon.words:
-                        word = respelled
-                    elif counts[respelled] > counts[word]:
+            if not self._ignorable(token) and not token.isdigit():
+                others = _one_slip(token) & self.lexicon.words
+                if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
+                    respelled = self._closest_word(token)
+                    if token not in self.lexicon.words:
+                        token = respelled
+                    elif counts[respelled] > counts[token]:
                         others.add(respelled)
-            key.append(word)
-            readings.append(others - {word})
+            key.append(token)
+            readings.append(others - {token})
         alts = tuple(
             " ".join([*key[:i], other, *key[i + 1 :]])
             for i, others in enumerate(readings)
             for other in sorted(others)
         )
         joined = " ".join(key)
-        return _Token(text, joined, corrected=joined != " ".join(words), alts=alts)
+        return _Token(word, joined, corrected=joined != " ".join(original), alts=alts)
 
     def _closest_word(self, word: str) -> str:
         """The most similar other lexicon word (the commoner on a tie), or ``word`` itself."""
@@ -262,20 +426,25 @@ class EntityLinker:
 
     def _exact(self, text: str, *, key: str | None = None) -> list[Candidate]:
         lexicon = self.lexicon
-        node = lexicon.by_id.get(text.casefold())
+        node = lexicon.by_id.get(text.strip().casefold())
         if node is not None:
             return [self._candidate(node, "id", text, RULE_SCORES["id"])]
         return _best_per_node(
             self._candidate(entry.id, entry.rule, entry.text, RULE_SCORES[entry.rule])
-            for entry in lexicon.by_key.get(key if key is not None else name_key(text), ())
+            for entry in lexicon.by_key.get(key if key is not None else mention_key(text), ())
         )
 
-    def _fuzzy(self, text: str) -> list[Candidate]:
-        key = name_key(text)
+    def _fuzzy(
+        self, text: str, *, word_order: bool = True, cutoff: float = FUZZY_CUTOFF
+    ) -> list[Candidate]:
+        """Names spelt like ``text`` (edit similarity ≥ FUZZY_CUTOFF); ``word_order=False``
+        also forgives words in another order ("Kaufman-McKusick" for "McKusick-Kaufman")."""
+        key = mention_key(text)
         if len(key) < 4:
             return []
+        scorer = fuzz.ratio if word_order else fuzz.token_sort_ratio
         hits = process.extract(
-            key, self.lexicon.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5
+            key, self.lexicon.fuzzy_keys, scorer=scorer, score_cutoff=cutoff, limit=5
         )
         return _top_tier(
             _best_per_node(
@@ -303,6 +472,62 @@ class EntityLinker:
     def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
         label, name = self.lexicon.nodes[node]
         return Candidate(id=node, label=label, name=name, score=score, rule=rule, matched=matched)
+
+
+def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
+    """The question's own text from token ``start`` to token ``end`` (exclusive)."""
+    return question[tokens[start].word.start : tokens[end - 1].word.end].strip(
+        words.EDGE_PUNCTUATION
+    )
+
+
+def _respects_quotes_and_brackets(tokens: list[_Token], start: int, end: int) -> bool:
+    """A span lies wholly inside or wholly outside a quoted phrase, takes a quoted phrase
+    whole, and does not run from outside a parenthesis into it."""
+    span = tokens[start:end]
+    if len({t.word.parenthesised for t in span}) > 1:
+        return False
+    if not any(t.word.quoted for t in span):
+        return True
+    if not all(t.word.quoted for t in span):
+        return False
+    before = start == 0 or not tokens[start - 1].word.quoted
+    after = end == len(tokens) or not tokens[end].word.quoted
+    return before and after
+
+
+def _restatements_merged(tokens: list[_Token], spans: list[_Span]) -> list[_Span]:
+    """A parenthesised span right after a linked span restates it: kept inside that mention
+    when it names the same node ("(PCK1)"), dropped when it names another ("(OPMD)", an alias
+    of a gene, after the disease's name)."""
+    by_start = sorted(spans, key=lambda s: s.start)
+    kept: list[_Span] = []
+    for span in by_start:
+        previous = kept[-1] if kept else None
+        restates = (
+            previous is not None
+            and tokens[span.start].word.parenthesised
+            and not tokens[previous.end - 1].word.parenthesised
+            and span.start - previous.end <= 1
+        )
+        if not restates:
+            kept.append(span)
+            continue
+        shared = {c.id for c in previous.candidates} & {c.id for c in span.candidates}
+        if shared:  # the two names agree: the node they share
+            agreed = [c for c in previous.candidates if c.id in shared]
+            kept[-1] = _Span(previous.start, span.end, agreed, previous.weak and span.weak)
+    return kept
+
+
+def _doubtful(candidates: list[Candidate]) -> bool:
+    """Index hits below :data:`CONFIDENT_SEARCH_SCORE`: a guess, not a name."""
+    searched = all(c.rule in ("fulltext", "vector") for c in candidates)
+    return searched and max(c.score for c in candidates) < CONFIDENT_SEARCH_SCORE
+
+
+def _best(span: _Span) -> float:
+    return max(c.score for c in span.candidates)
 
 
 def _one_slip(word: str) -> set[str]:

@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from biokg.errors import BiokgError, RetryableError, StoreError, UnsafeCypherError
 from biokg.graph_agent.gate import CypherGate
 from biokg.graph_agent.models import Mention
-from biokg.graph_agent.planner import PlanStep
 from biokg.graph_agent.prompts import RepairPrompt
-from biokg.graph_agent.research import Chain, Finding, Relation
+from biokg.graph_agent.requests import Chain, ChainWalk, Neighbours, PathBetween, Relation, Request
+from biokg.graph_agent.research import Finding
 from biokg.graph_agent.runner import QueryRunner
 
 if TYPE_CHECKING:
@@ -180,9 +180,8 @@ class ToolBox:
         if unknown:
             return {"error": f"unknown relationship types {unknown}"}
         seeds = self._expand(args.seed_ids)
-        relations = [Relation(t, None, ()) for t in args.relationship_types]
-        step = PlanStep("breadth", {"seeds": seeds, "relations": relations}, "llm")
-        return self._research(step, seeds)
+        relations = tuple(Relation(t, None, ()) for t in args.relationship_types)
+        return self._research(Neighbours(tuple(seeds), relations, why="llm"), seeds)
 
     def _depth(self, args: DepthArgs) -> dict[str, Any]:
         if args.chain is not None:
@@ -193,11 +192,11 @@ class ToolBox:
             if bad:
                 return {"error": f"unknown names in chain: {bad}"}
             chain = Chain(first, None, via, second, None, (target,))
-            request: dict[str, Any] = {"seeds": [args.seed_id], "chain": chain}
+            request: Request = ChainWalk((args.seed_id,), chain, why="llm")
         else:
             self.known.add(args.target_id or "")
-            request = {"seeds": [args.seed_id], "target": args.target_id}
-        return self._research(PlanStep("depth", request, "llm"), [args.seed_id])
+            request = PathBetween((args.seed_id,), args.target_id or "", why="llm")
+        return self._research(request, [args.seed_id])
 
     def _cypher(self, args: CypherArgs) -> dict[str, Any]:
         signature = json.dumps([" ".join(args.query.split()), args.params], sort_keys=True)
@@ -236,9 +235,9 @@ class ToolBox:
         return {"ok": True}
 
     # -- helpers ---------------------------------------------------------------------------
-    def _research(self, step: PlanStep, seeds: list[str]) -> dict[str, Any]:
+    def _research(self, request: Request, seeds: list[str]) -> dict[str, Any]:
         self.known |= set(seeds)
-        found = self.agent.run_step(step, self.runner)
+        found = self.agent.run_request(request, self.runner).findings
         for finding in found:
             self._add(finding)
         by_relation: dict[str, int] = {}

@@ -41,6 +41,11 @@ class Mention(_Model):
         "titled like the drug), then other nodes with a candidate's exact name (Hypertension "
         "the phenotype and the disease): tried when the candidates fit or find nothing",
     )
+    weak: bool = Field(
+        default=False,
+        description="a single common English word or a short alias ('lead', 'RA'): the "
+        "question's subject only when nothing more specific was named",
+    )
 
     @property
     def ambiguous(self) -> bool:
@@ -59,9 +64,21 @@ class QueryRecord(_Model):
 
 
 class EvidenceNode(_Model):
+    """A node a query returned: its id, label and the names people use for it."""
+
     id: str
     label: str
     name: str | None = None
+    symbol: str | None = None
+    brand_names: list[str] = Field(default_factory=list)
+    kind: str | None = Field(
+        default=None, description="the value of its label's `kinds` property (a GO aspect)"
+    )
+    sources: list[str] = Field(
+        default_factory=list,
+        description="sources that loaded it (when a claim cites the node "
+        "itself, e.g. for one of its properties)",
+    )
 
 
 class EvidenceEdge(_Model):
@@ -83,9 +100,10 @@ class EvidenceView(_Model):
 
 
 class SourceRecord(_Model):
-    """Where one cited edge comes from."""
+    """Where one cited edge (or, for a node's own property, the node) comes from."""
 
-    edge_id: str
+    edge_id: str | None = None
+    node_id: str | None = None
     source: str
     source_version: str
     source_record: str
@@ -106,6 +124,11 @@ class Answer(_Model):
 
     question: str
     status: Literal["answered", "not_found"]
+    verdict: Literal["yes", "no"] | None = Field(
+        default=None,
+        description="for a yes/no question or a statement: what the graph's edges say "
+        "(status not_found: the graph holds nothing either way)",
+    )
     summary: str
     planner: str
     claims: list[Claim]

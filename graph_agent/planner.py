@@ -1,37 +1,63 @@
-"""The deterministic planner: linked mentions + the question's cues → research steps (no LLM).
+"""The deterministic planner: linked mentions + the question's cues → typed research requests.
 
 Everything it knows about the graph comes from schema/: which labels each relationship type
-joins (to settle what a cue means for the linked entity's label), and which two-type chains
-lead from the entity to the label the question asks for. Steps are tried in order; the
-orchestrator stops at the first that finds anything.
+joins (to settle what a cue means for the linked entity's label, and to find the relationship
+when the question names only the kind of answer: "Which enzyme is deficient in Wolman
+disease?" can only be ASSOCIATED_WITH), and which two-type chains lead from the entity to the
+label asked for. In order:
+
+1. **Not held**: a question whose head is a topic no source holds ("GWAS p-value", "when was X
+   approved") gets no research: the answer says the graph holds no such thing.
+2. **Unknown names**: a name the graph does not know in a yes/no or attribute question, or as
+   the only subject, ends planning the same way ("Herceptin is not in the graph").
+3. **Attributes**: "the brand names of X" → :class:`Attribute`.
+4. **Claims**: a yes/no question or statement with two named sides → :class:`ClaimCheck`, then
+   (when the graph holds no such edge) what it does hold about the subject on those
+   relationship types.
+5. **Paths** and **intersections**: two named entities joined by "connect" → :class:`PathBetween`;
+   several named constraints and a kind of answer → :class:`Intersection`.
+6. **One subject**: a two-type chain when no type joins the subject to the asked label, and the
+   one-hop neighbours over the cued (or schema-implied) types; for a drug, its label text last.
+
+Requests are tried in order; the orchestrator stops at the first that finds anything. A weak
+mention (a common word, a doubtful index hit) is a subject only when nothing firmer was named.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from biokg.graph_agent.intent import Intent, QuestionReader
 from biokg.graph_agent.models import Mention
-from biokg.graph_agent.research import Chain, Relation
+from biokg.graph_agent.requests import (
+    Attribute,
+    Chain,
+    ChainWalk,
+    ClaimCheck,
+    Constraint,
+    Focus,
+    Intersection,
+    LabelText,
+    Neighbours,
+    PathBetween,
+    Relation,
+    Request,
+)
 from biokg.schema import GraphSchema
 
-
-@dataclass(frozen=True)
-class PlanStep:
-    """One research call: the strategy name, its request and why it was chosen."""
-
-    strategy: str
-    request: dict[str, Any]
-    why: str
+#: Labels whose nodes form a subtype hierarchy: constraints and claims include subtypes.
+_SUBTYPED = "IS_A"
 
 
 @dataclass
 class Plan:
+    """The requests for one question, and why planning stopped early (``stop``)."""
+
     intent: Intent
     seeds: list[list[str]]
-    steps: list[PlanStep] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
     focus: list[str] = field(default_factory=list)
+    stop: str | None = None
 
 
 class DeterministicPlanner:
@@ -39,49 +65,188 @@ class DeterministicPlanner:
 
     name = "deterministic"
 
-    def __init__(self, schema: GraphSchema) -> None:
+    def __init__(self, schema: GraphSchema, *, reader: QuestionReader | None = None) -> None:
         self.schema = schema
-        self.reader = QuestionReader(schema)
+        self.reader = reader or QuestionReader(schema)
+        self._kind_labels = {
+            value: label
+            for label, spec in schema.labels.items()
+            if spec.kinds is not None
+            for value in spec.kinds.values
+        }
 
-    def plan(self, question: str, mentions: list[Mention]) -> Plan:
-        intent = self.reader.read(question, entity_spans=[m.text for m in mentions])
-        seeds = [self._compatible(m, intent) for m in mentions if m.candidates]
-        seeds = [s for s in seeds if s]
-        plan = Plan(intent=intent, seeds=seeds)
-        if not seeds:
+    def plan(
+        self, question: str, mentions: list[Mention], *, present: set[str] | None = None
+    ) -> Plan:
+        """The plan for ``question``; ``present``: labels that have nodes in the graph (an
+        asked label without nodes gives way to the kinds the question names)."""
+        strong = [m for m in mentions if m.candidates and not m.weak]
+        weak = [m for m in mentions if m.candidates and m.weak]
+        unknown = [m for m in mentions if not m.candidates]
+        intent = self.reader.read(question, entity_spans=[m.text for m in strong])
+        named = _distinct_nodes(strong or weak)
+        plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
+        if intent.asks_not_held:
+            topic = intent.head[1] if intent.head else "such data"
+            plan.stop = f"the graph holds no {'dates' if topic == 'when' else topic}"
             return plan
-        labels = {self._label_of(m, i) for m in mentions for i in seeds[0] if self._label_of(m, i)}
-        if intent.kind == "path" and len(seeds) >= 2:
-            plan.steps.append(
-                PlanStep(
-                    "depth",
-                    {"seeds": seeds[0], "target": seeds[1][0]},
-                    "the question asks how two entities connect",
+        if unknown and (not strong or intent.polar or intent.attribute):
+            names = ", ".join(repr(m.text) for m in unknown)
+            plan.stop = f"{names} is not in the graph (no node has that name, synonym or id)"
+            return plan
+        if not named:
+            return plan
+        focus = Focus(words=intent.words, kinds=intent.kinds)
+        targets = self._targets(intent, present)
+        if intent.attribute:
+            nodes = tuple(c.id for c in named[0].candidates)
+            plan.requests.append(
+                Attribute(nodes, intent.attribute, intent.prefixes, why="asks for a property")
+            )
+            return plan
+        others = [m for m in (*named[1:], *(weak if strong else ())) if m.candidates]
+        if intent.polar and others:
+            plan.requests += self._claim(plan.seeds[0], named[0], others, intent, focus)
+            return plan
+        if intent.kind == "path" and len(named) >= 2:
+            plan.requests.append(
+                PathBetween(
+                    tuple(plan.seeds[0]), plan.seeds[1][0], why="asks how two entities connect"
                 )
             )
             return plan
-        if intent.kind == "shared" and len(seeds) >= 2:
-            relations = self._relations(labels, intent)
-            plan.steps.append(
-                PlanStep(
-                    "shared",
-                    {"seeds": seeds[:2], "relations": relations},
-                    "the question asks what two entities have in common",
-                )
-            )
-            return plan
-        plan.focus = [i for group in seeds[1:] for i in group]
-        chain = self._chain(labels, intent)
-        relations = self._relations(labels, intent)
-        if chain is not None:
-            plan.steps.append(
-                PlanStep("depth", {"seeds": seeds[0], "chain": chain}, "two cued relationships")
-            )
-        if relations or not intent.relations:
-            why = "one-hop over the cued relationships" if relations else "wide one-hop survey"
-            plan.steps.append(PlanStep("breadth", {"seeds": seeds[0], "relations": relations}, why))
+        if len(named) >= 2 and (targets or intent.kind == "shared"):
+            intersection = self._intersection(named, targets, intent, focus)
+            if intersection is not None:
+                plan.requests.append(intersection)
+                return plan
+        plan.focus = [i for group in plan.seeds[1:] for i in group]
+        plan.requests += self._about(plan.seeds[0], named[0], intent, targets, focus)
         return plan
 
+    # -- one subject ---------------------------------------------------------------------
+    def _about(
+        self,
+        seeds: list[str],
+        mention: Mention,
+        intent: Intent,
+        targets: tuple[str, ...],
+        focus: Focus,
+    ) -> list[Request]:
+        labels = {self._label_of(mention, i) for i in seeds} - {None}
+        relations = self._relations(labels, intent, targets)
+        requests: list[Request] = []
+        chain = self._chain(labels, intent)
+        if chain is None and not relations:
+            chain = self._schema_chain(labels, targets)
+        if chain is not None:
+            requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
+        if relations or not (intent.relations or targets):
+            why = "one-hop over the asked relationships" if relations else "wide one-hop survey"
+            requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
+        if "Drug" in labels:
+            sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
+            requests.append(
+                LabelText(
+                    tuple(seeds),
+                    " ".join(intent.words),
+                    sections,
+                    why="the drug's label text",
+                )
+            )
+        return requests
+
+    def _targets(self, intent: Intent, present: set[str] | None) -> tuple[str, ...]:
+        """Asked labels that have nodes; kinds the question names add their label ("pathway"
+        is a GO biological process when no pathway source is loaded)."""
+        kinds = tuple(self._kind_labels[k] for k in intent.kinds if k in self._kind_labels)
+        asked = [label for label in intent.target_labels if present is None or label in present]
+        if intent.target_labels and not asked:
+            asked = [label for label in kinds if label != "LabelSection"]
+        return tuple(dict.fromkeys(asked))
+
+    # -- claims ------------------------------------------------------------------------------
+    def _claim(
+        self,
+        seeds: list[str],
+        subject: Mention,
+        others: list[Mention],
+        intent: Intent,
+        focus: Focus,
+    ) -> list[Request]:
+        here = {c.label for c in subject.candidates}
+        there = {c.label for m in others for c in m.candidates}
+        joining = self._joining(here, there)
+        cued = [t for t in intent.relations if t in joining]
+        types = tuple(cued or joining)
+        objects = tuple(dict.fromkeys(c.id for m in others for c in m.candidates))
+        check = ClaimCheck(
+            tuple(seeds), objects, types, negated=intent.negated, why="checks a stated relation"
+        )
+        fallback = [
+            Relation(t, None, tuple(sorted(there)))
+            for t in (types or tuple(self.schema.types))
+            if t != _SUBTYPED
+        ]
+        held = Neighbours(tuple(seeds), tuple(fallback), focus, why="what the graph holds instead")
+        return [check, held]
+
+    # -- intersections -----------------------------------------------------------------------
+    def _intersection(
+        self,
+        mentions: list[Mention],
+        targets: tuple[str, ...],
+        intent: Intent,
+        focus: Focus,
+    ) -> Intersection | None:
+        """Each named entity becomes a constraint on the asked label; entities no type joins
+        to it are left out (and with fewer than two constraints there is no intersection)."""
+        if not targets:
+            shared = set.intersection(
+                *(self._reachable({c.label for c in m.candidates}) for m in mentions)
+            )
+            targets = tuple(sorted(shared))
+        constraints = []
+        for mention in mentions:
+            labels = {c.label for c in mention.candidates}
+            types = tuple(t for t in self._joining(labels, set(targets)) if t != _SUBTYPED)
+            if types:
+                constraints.append(
+                    Constraint(
+                        tuple(c.id for c in mention.candidates),
+                        types,
+                        descendants=self._subtyped(labels),
+                    )
+                )
+        if len(constraints) < 2 or not targets:
+            return None
+        return Intersection(targets, tuple(constraints), focus, why="several constraints")
+
+    def _reachable(self, labels: set[str]) -> set[str]:
+        out = set()
+        for spec in self.schema.types.values():
+            for here, there in (
+                (spec.from_labels, spec.to_labels),
+                (spec.to_labels, spec.from_labels),
+            ):
+                if labels & set(here):
+                    out |= set(there)
+        return out
+
+    def _subtyped(self, labels: set[str]) -> bool:
+        spec = self.schema.types.get(_SUBTYPED)
+        return spec is not None and bool(labels & set(spec.from_labels))
+
+    def _joining(self, here: set[str], there: set[str]) -> list[str]:
+        """Relationship types that join a label in ``here`` to one in ``there``."""
+        return [
+            rel
+            for rel, spec in self.schema.types.items()
+            if (here & set(spec.from_labels) and there & set(spec.to_labels))
+            or (here & set(spec.to_labels) and there & set(spec.from_labels))
+        ]
+
+    # -- labels, relations, chains ----------------------------------------------------------
     def _label_of(self, mention: Mention, node: str) -> str | None:
         found = (*mention.candidates, *mention.alternatives)
         return next((c.label for c in found if c.id == node), None)
@@ -116,26 +281,30 @@ class DeterministicPlanner:
                 return True
         return False
 
-    def _relations(self, labels: set[str], intent: Intent) -> list[Relation]:
+    def _relations(
+        self, labels: set[str], intent: Intent, targets: tuple[str, ...]
+    ) -> list[Relation]:
         """One-hop relations from the seed labels that the question cues or asks for.
 
         Cued types that cannot touch the seed's label give way to every type that joins the
-        seed's label to an asked-for label ("Which label is <section> from?").
+        seed's label to an asked-for label ("Which label is <section> from?", "Which enzyme
+        is deficient in X?").
         """
-        cued = self._typed(labels, intent, intent.relations)
-        if cued or not intent.target_labels:
+        cued = self._typed(labels, intent, intent.relations, targets)
+        if cued or not targets:
             return cued
-        return self._typed(labels, intent, tuple(self.schema.types), targets_only=True)
+        return self._typed(labels, intent, tuple(self.schema.types), targets, targets_only=True)
 
     def _typed(
         self,
         labels: set[str],
         intent: Intent,
         types: tuple[str, ...],
+        targets: tuple[str, ...],
         *,
         targets_only: bool = False,
     ) -> list[Relation]:
-        targets = set(intent.target_labels)
+        wanted_labels = set(targets)
         out = []
         for rel in types:
             spec = self.schema.types[rel]
@@ -146,12 +315,12 @@ class DeterministicPlanner:
             for outgoing, here, there in ends:
                 if not labels & set(here):
                     continue
-                wanted = tuple(sorted(set(there) & targets))
+                wanted = tuple(sorted(set(there) & wanted_labels))
                 if targets_only and not wanted:
                     continue
                 out.append(Relation(rel, outgoing, wanted or tuple(sorted(there))))
-        if any(set(r.labels) & targets for r in out):  # the asked-for kind of answer first
-            out = [r for r in out if set(r.labels) & targets]
+        if any(set(r.labels) & wanted_labels for r in out):  # the asked-for kind of answer first
+            out = [r for r in out if set(r.labels) & wanted_labels]
         return self._directed(out, intent)
 
     def _directed(self, relations: list[Relation], intent: Intent) -> list[Relation]:
@@ -184,28 +353,51 @@ class DeterministicPlanner:
             return None
         targets = intent.target_labels
         best: tuple[int, Chain] | None = None
-        for first in intent.relations:
+        for first, second in ((a, b) for a in intent.relations for b in intent.relations if a != b):
             for first_out, via in self._hops(first, labels, intent):
                 if targets and via not in targets:
                     continue  # a chain needs its middle named, or no names at all
-                for second in intent.relations:
-                    if second == first:
-                        continue
-                    ends: dict[bool | None, list[str]] = {}
-                    for second_out, end in self._hops(second, {via}, intent):
-                        ends.setdefault(second_out, []).append(end)
-                    for second_out, reached in ends.items():
-                        # the asked-for kinds of end if it reaches any, else every kind it can
-                        asked = [end for end in reached if end in targets]
-                        score = 1 + 2 * bool(asked) + (bool(targets) and targets[0] in asked)
-                        chain = Chain(
-                            first, first_out, via, second, second_out, tuple(asked or reached)
-                        )
-                        if best is None or score > best[0]:
-                            best = (score, chain)
+                ends: dict[bool | None, list[str]] = {}
+                for second_out, end in self._hops(second, {via}, intent):
+                    ends.setdefault(second_out, []).append(end)
+                for second_out, reached in ends.items():
+                    # the asked-for kinds of end if it reaches any, else every kind it can
+                    asked = [end for end in reached if end in targets]
+                    score = 1 + 2 * bool(asked) + (bool(targets) and targets[0] in asked)
+                    chain = Chain(
+                        first, first_out, via, second, second_out, tuple(asked or reached)
+                    )
+                    if best is None or score > best[0]:
+                        best = (score, chain)
         return best[1] if best else None
 
-    def _hops(self, rel: str, labels: set[str], intent: Intent) -> list[tuple[bool | None, str]]:
+    def _schema_chain(self, labels: set[str], targets: tuple[str, ...]) -> Chain | None:
+        """A chain the schema implies when no one type joins the subject to the asked label:
+        "What protein complex is altered in Coffin-Siris syndrome?" (a disease) goes
+        disease -ASSOCIATED_WITH- gene -ANNOTATED_WITH- GO term. The first such chain in
+        schema order, never through a subtype edge."""
+        if not targets:
+            return None
+        for first in self.schema.types:
+            if first == _SUBTYPED:
+                continue
+            for first_out, via in self._hops(first, labels, None):
+                if via in labels or via in targets:
+                    continue
+                for second in self.schema.types:
+                    if second in (first, _SUBTYPED):
+                        continue
+                    reached = [
+                        (out, end) for out, end in self._hops(second, {via}, None) if end in targets
+                    ]
+                    if reached:
+                        out, end = reached[0]
+                        return Chain(first, first_out, via, second, out, (end,))
+        return None
+
+    def _hops(
+        self, rel: str, labels: set[str], intent: Intent | None
+    ) -> list[tuple[bool | None, str]]:
         """(direction, far label) for each way ``rel`` leaves ``labels``."""
         spec = self.schema.types[rel]
         out: dict[str, set[bool]] = {}
@@ -220,8 +412,22 @@ class DeterministicPlanner:
         for label, directions in sorted(out.items()):
             if len(directions) == 1:
                 hops.append((directions.pop(), label))
-            elif spec.inverse_phrases:
+            elif spec.inverse_phrases and intent is not None:
                 hops.append((rel not in intent.inverse, label))
             else:
                 hops.append((None, label))
         return hops
+
+
+def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:
+    """Mentions in order, a mention naming only nodes an earlier one names dropped
+    ("FHF2 (also known as FGF13)", "Rad4/XPC": one gene)."""
+    seen: set[str] = set()
+    out = []
+    for m in mentions:
+        ids = {c.id for c in m.candidates}
+        if ids <= seen:
+            continue
+        seen |= ids
+        out.append(m)
+    return out

@@ -1,14 +1,16 @@
-"""Breadth-first and depth-first research over the graph, one class per strategy.
+"""Research strategies: one class per request kind, each filling one :meth:`search` method.
 
-* :class:`BreadthSearch` (BFRS): a survey of the seeds' one-hop neighbourhoods (counts per
-  relationship type, direction and neighbour label: one query), then rows for the relevant
-  groups, each group capped so one huge group cannot starve the rest.
-* :class:`DepthSearch` (DFRS): multi-hop paths from the seeds along a typed chain (ranked by
-  how many paths support each end node), or the shortest path between two seeds.
+* :class:`BreadthSearch` (BFRS, :class:`Neighbours`): a survey of the seeds' one-hop
+  neighbourhoods (counts per relationship type, direction and neighbour label: one query), then
+  rows for the relevant groups, each group capped so one huge group cannot starve the rest.
+* :class:`ChainSearch` (DFRS, :class:`ChainWalk`): ends of a typed two-hop chain, ranked by how
+  many paths support each end.
+* :class:`PathSearch` (DFRS, :class:`PathBetween`): the shortest path between two seeds.
 
-Both run through the question's :class:`QueryRunner`, so every query is logged and everything
-it returns lands in the evidence graph. Steps return :class:`Finding` objects that point into
-that evidence by id.
+The others (claims, intersections, attributes, label text) live in their own modules. All run
+through the question's :class:`QueryRunner`, so every query is logged and everything it returns
+lands in the evidence graph; steps return :class:`Finding` objects that point into that
+evidence by id.
 """
 
 from __future__ import annotations
@@ -16,35 +18,27 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
+from biokg.graph_agent.ranking import ranked
+from biokg.graph_agent.requests import (
+    ChainWalk,
+    Neighbours,
+    PathBetween,
+    Relation,
+    Request,
+)
 from biokg.graph_agent.runner import QueryRunner
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One relationship type seen from the seed: outgoing (seed is subject) or not."""
-
-    type: str
-    outgoing: bool | None
-    labels: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Chain:
-    """Two hops: seed -first- via label -second- one of the target labels; each hop with its
-    direction (``None``: either)."""
-
-    first: str
-    first_out: bool | None
-    via: str
-    second: str
-    second_out: bool | None
-    targets: tuple[str, ...]
 
 
 @dataclass
 class Finding:
-    """An entity reached from a seed, and the evidence ids that connect them."""
+    """An entity reached from a seed, and the evidence ids that connect them.
+
+    ``statement``: a claim text the strategy wrote itself (an attribute's values, a quoted
+    passage), else the answer step words it from the edges. ``cited``: further nodes the claim
+    rests on (the label a quoted section belongs to).
+    """
 
     node: str
     seed: str
@@ -53,32 +47,44 @@ class Finding:
     via: list[str] = field(default_factory=list)
     support: int = 1
     negated: bool = False
+    score: float = 0.0
+    statement: str | None = None
+    cited: list[str] = field(default_factory=list)
 
 
 @dataclass
 class StepResult:
+    """What one step found; ``verdict`` for a claim check ("yes", "no"), ``note`` says what the
+    step could not do ("no label for X")."""
+
     step: str
     findings: list[Finding]
     survey: list[dict] = field(default_factory=list)
     ms: float = 0.0
+    verdict: str | None = None
+    note: str | None = None
 
 
-class ResearchStep(ABC):
-    """A strategy: :meth:`run` times it; subclasses implement :meth:`search`."""
+R = TypeVar("R", bound=Request)
+
+
+class ResearchStep(ABC, Generic[R]):
+    """A strategy: :meth:`run` times it; subclasses implement :meth:`search` for one request
+    type."""
 
     name: str
 
-    def run(self, runner: QueryRunner, **request) -> StepResult:
+    def run(self, runner: QueryRunner, request: R) -> StepResult:
         start = time.perf_counter()
-        result = self.search(runner, **request)
+        result = self.search(runner, request)
         result.ms = round((time.perf_counter() - start) * 1000, 2)
         return result
 
     @abstractmethod
-    def search(self, runner: QueryRunner, **request) -> StepResult: ...
+    def search(self, runner: QueryRunner, request: R) -> StepResult: ...
 
 
-class BreadthSearch(ResearchStep):
+class BreadthSearch(ResearchStep[Neighbours]):
     """One-hop neighbourhoods of the seeds over the requested relations (all when none)."""
 
     name = "breadth"
@@ -86,11 +92,10 @@ class BreadthSearch(ResearchStep):
     def __init__(self, *, rows_per_group: int = 200) -> None:
         self.rows_per_group = rows_per_group
 
-    def search(
-        self, runner: QueryRunner, *, seeds: list[str], relations: list[Relation]
-    ) -> StepResult:
+    def search(self, runner: QueryRunner, request: Neighbours) -> StepResult:
+        seeds = list(request.seeds)
         survey = runner.template("agent_neighbour_counts", {"ids": seeds}, step="breadth:survey")
-        groups = _relevant_groups(survey, relations)
+        groups = _relevant_groups(survey, list(request.relations))
         findings: list[Finding] = []
         for relation in groups:
             if runner.remaining_queries <= 1:
@@ -117,35 +122,23 @@ class BreadthSearch(ResearchStep):
                         negated=bool(edge.properties.get("negated")),
                     )
                 )
-        return StepResult(self.name, _merge(findings), survey=survey)
+        found = ranked(runner.evidence, _merge(findings), request.focus)
+        return StepResult(self.name, found, survey=survey)
 
 
-class DepthSearch(ResearchStep):
-    """Typed two-hop chains from the seeds, or the shortest path between two seeds."""
+class ChainSearch(ResearchStep[ChainWalk]):
+    """Typed two-hop chains from the seeds, ends ranked by supporting paths."""
 
     name = "depth"
 
     def __init__(self, *, rows: int = 100) -> None:
         self.rows = rows
 
-    def search(
-        self,
-        runner: QueryRunner,
-        *,
-        seeds: list[str],
-        chain: Chain | None = None,
-        target: str | None = None,
-    ) -> StepResult:
-        """Follow ``chain`` from each seed, or find the shortest path to the node ``target``."""
-        findings: list[Finding] = []
-        if target is not None:
-            for seed in seeds:
-                findings += self._path(runner, seed, target)
-            return StepResult(self.name, findings)
-        if chain is None:
-            raise ValueError("DepthSearch needs a chain or a target")
+    def search(self, runner: QueryRunner, request: ChainWalk) -> StepResult:
+        chain = request.chain
         relation = f"{chain.first}>{chain.second}"
-        for seed in seeds:
+        findings: list[Finding] = []
+        for seed in request.seeds:
             rows = runner.template(
                 "agent_chain",
                 {
@@ -156,6 +149,7 @@ class DepthSearch(ResearchStep):
                     "second": chain.second,
                     "second_out": chain.second_out,
                     "targets": list(chain.targets),
+                    "kinds": list(request.focus.kinds),
                     "limit": self.rows,
                 },
                 step=f"depth:{relation}",
@@ -172,21 +166,32 @@ class DepthSearch(ResearchStep):
                         support=row["support"],
                     )
                 )
-        return StepResult(self.name, _merge(findings))
+        return StepResult(self.name, ranked(runner.evidence, _merge(findings), request.focus))
 
-    def _path(self, runner: QueryRunner, seed: str, target: str) -> list[Finding]:
-        rows = runner.template("agent_shortest_path", {"a": seed, "b": target}, step="depth:path")
-        return [
-            Finding(
-                node=target,
-                seed=seed,
-                relation=">".join(e["type"] for e in row["edges"]),
-                edge_ids=[e["id"] for e in row["edges"]],
-                via=[n["id"] for n in row["nodes"][1:-1]],
+
+class PathSearch(ResearchStep[PathBetween]):
+    """The shortest path (≤ 4 hops) from each seed to the target."""
+
+    name = "path"
+
+    def search(self, runner: QueryRunner, request: PathBetween) -> StepResult:
+        findings = []
+        for seed in request.seeds:
+            rows = runner.template(
+                "agent_shortest_path", {"a": seed, "b": request.target}, step="depth:path"
             )
-            for row in rows
-            if row["edges"]
-        ]
+            findings += [
+                Finding(
+                    node=request.target,
+                    seed=seed,
+                    relation=">".join(e["type"] for e in row["edges"]),
+                    edge_ids=[e["id"] for e in row["edges"]],
+                    via=[n["id"] for n in row["nodes"][1:-1]],
+                )
+                for row in rows
+                if row["edges"]
+            ]
+        return StepResult(self.name, findings)
 
 
 def _relevant_groups(survey: list[dict], relations: list[Relation]) -> list[Relation]:
@@ -218,7 +223,7 @@ def _relevant_groups(survey: list[dict], relations: list[Relation]) -> list[Rela
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per (seed, node, relation); positives before negated, best supported first."""
+    """One finding per (seed, node, relation, negated); edges and support summed."""
     merged: dict[tuple[str, str, str, bool], Finding] = {}
     for f in findings:
         key = (f.seed, f.node, f.relation, f.negated)
@@ -227,4 +232,4 @@ def _merge(findings: list[Finding]) -> list[Finding]:
             merged[key].support += f.support
         else:
             merged[key] = f
-    return sorted(merged.values(), key=lambda f: (f.negated, -f.support))
+    return list(merged.values())

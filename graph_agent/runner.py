@@ -19,6 +19,7 @@ from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import QueryRecord
 from biokg.ingest.embed import Reader
+from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,9 @@ class QueryRunner:
     _started: float = field(default_factory=time.perf_counter)
 
     def template(self, name: str, params: dict[str, Any], *, step: str) -> list[dict[str, Any]]:
-        """Run ``cypher/<name>.cypher`` with parameters."""
+        """Run ``cypher/<name>.cypher`` with parameters (and ``$kind_properties``, the schema's
+        ``kinds`` properties, which node projections report as each node's kind)."""
+        params = {"kind_properties": load_schema().kind_properties, **params}
         return self.run(cypher.load(name), params, step=step)
 
     def run(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
-from biokg.graph_agent.linking import STOP_WORDS
+from biokg.graph_agent.text import STOP_WORDS
 from biokg.ingest.embed import (
     Embedder,
     Reader,

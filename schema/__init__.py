@@ -28,6 +28,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+class KindsSpec(_Strict):
+    """A property whose values split a label into kinds people ask for by name."""
+
+    property: str
+    values: dict[str, tuple[str, ...]]
+
+
 class LabelSpec(_Strict):
     """One node label: Biolink category, allowed id prefixes, properties, indexed text."""
 
@@ -37,6 +44,7 @@ class LabelSpec(_Strict):
     fulltext: tuple[str, ...]
     embed: tuple[str, ...]
     nouns: tuple[str, ...]
+    kinds: KindsSpec | None = None
 
 
 class QuestionWordings(_Strict):
@@ -84,11 +92,13 @@ class ProvenanceSpec(_Strict):
 class _NodesFile(_Strict):
     entity: dict[str, PropertyType]
     labels: dict[str, LabelSpec]
+    asked_properties: dict[str, tuple[str, ...]]
 
 
 class _RelationshipsFile(_Strict):
     provenance: ProvenanceSpec
     types: dict[str, RelationshipSpec]
+    not_held: dict[str, tuple[str, ...]]
 
 
 class GraphSchema(_Strict):
@@ -99,6 +109,15 @@ class GraphSchema(_Strict):
     provenance: ProvenanceSpec
     types: dict[str, RelationshipSpec]
     prefixes: dict[str, str]
+    #: property → what people call it in questions (nodes.yaml ``asked_properties``)
+    asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
+    not_held: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    @property
+    def kind_properties(self) -> list[str]:
+        """The properties labels declare as ``kinds`` (GO namespace, label section)."""
+        return sorted({spec.kinds.property for spec in self.labels.values() if spec.kinds})
 
     def label(self, name: str) -> LabelSpec:
         """The spec of a node label; raises SchemaError for a label schema/ does not declare."""
@@ -146,6 +165,14 @@ class GraphSchema(_Strict):
                 bad = [p for p in getattr(spec, key) if p not in known]
                 if bad:
                     problems.append(f"nodes.yaml: {label}.{key} names undeclared properties {bad}")
+            if spec.kinds is not None and spec.kinds.property not in known:
+                problems.append(
+                    f"nodes.yaml: {label}.kinds names undeclared property {spec.kinds.property!r}"
+                )
+        declared = set(self.entity).union(*(spec.properties for spec in self.labels.values()))
+        bad = sorted(set(self.asked_properties) - declared)
+        if bad:
+            problems.append(f"nodes.yaml: asked_properties names undeclared properties {bad}")
         for rel, spec in self.types.items():
             if not _REL_TYPE.match(rel):
                 problems.append(f"relationships.yaml: type {rel!r} is not UPPER_SNAKE")
@@ -215,6 +242,8 @@ def _load(directory: Path) -> GraphSchema:
             provenance=rels.provenance,
             types=rels.types,
             prefixes={str(k): str(v) for k, v in prefixes.items()},
+            asked_properties=nodes.asked_properties,
+            not_held=rels.not_held,
         )
     except ValidationError as err:
         raise SchemaError(f"{directory}: {_describe(err)}") from err

@@ -1,0 +1,25 @@
+// Nodes of the $targets labels (and of one of the $kinds when given) that meet several
+// constraints at once: for each group, an edge of one of the group's types to one of the
+// group's nodes. Ranked by how many groups they meet; one hit per group kept as evidence.
+UNWIND $groups AS g
+MATCH (c:Entity)-[r]-(t:Entity)
+WHERE c.id IN g.ids AND type(r) IN g.types
+  AND [l IN labels(t) WHERE l <> 'Entity'][0] IN $targets
+  AND coalesce(r.negated, false) = false
+  AND (size($kinds) = 0
+       OR [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
+WITH t, g.index AS grp, collect({c: c, r: r})[0] AS hit
+WITH t, collect({grp: grp, c: hit.c, r: hit.r}) AS hits
+WHERE size(hits) >= $min_groups
+RETURN {id: t.id, label: [l IN labels(t) WHERE l <> 'Entity'][0], name: t.name,
+        symbol: t.symbol, brands: t.brand_names,
+        kind: [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0]} AS node,
+       size(hits) AS matched,
+       [h IN hits | {
+         constraint: {id: h.c.id, label: [l IN labels(h.c) WHERE l <> 'Entity'][0],
+                      name: h.c.name, symbol: h.c.symbol, brands: h.c.brand_names,
+                      kind: [k IN $kind_properties WHERE h.c[k] IS NOT NULL | h.c[k]][0]},
+         edge: {id: h.r.id, type: type(h.r), subject: startNode(h.r).id,
+                object: endNode(h.r).id, props: properties(h.r)}}] AS hits
+ORDER BY matched DESC, node.name
+LIMIT $limit

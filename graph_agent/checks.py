@@ -1,0 +1,89 @@
+"""Checking a claim: is a yes/no question's or a statement's relation in the graph?
+
+"Fabry disease associates gene GLA", "Is G3BP1 found in stress granules?", "cherubism is not an
+autosomal dominant disease": the subjects and objects are linked nodes; the check looks for an
+edge between them, in either direction, the objects' subtypes included (a claim about
+"X-linked inheritance" is met by "X-linked recessive inheritance"). When there is none, or when
+the edge found summarises paths through other nodes (a gene's phenotype edge lists the diseases
+it comes from), it looks for paths through one node between them, so the answer can name the
+disease that makes "Can SMAD6 variants cause craniosynostosis?" true.
+
+The verdict reads the claim's polarity: an edge supports "yes" for a positive claim and "no" for
+a negated one; only negated edges (GO/HPO ``NOT``) reverse that. No edge and no path: no verdict,
+and the answer says the graph holds nothing either way.
+"""
+
+from __future__ import annotations
+
+from biokg.graph_agent.requests import ClaimCheck
+from biokg.graph_agent.research import Finding, ResearchStep, StepResult
+from biokg.graph_agent.runner import QueryRunner
+
+#: Subtypes taken into a claim's objects, and rows read per query.
+MAX_SUBTYPES = 500
+MAX_ROWS = 60
+
+
+class ClaimCheckSearch(ResearchStep[ClaimCheck]):
+    """Edges, then one-node paths, between a claim's subjects and objects (module docstring)."""
+
+    name = "claim"
+
+    def search(self, runner: QueryRunner, request: ClaimCheck) -> StepResult:
+        objects = _with_subtypes(runner, request.objects)
+        params = {
+            "subjects": list(request.subjects),
+            "objects": objects,
+            "types": list(request.types),
+            "limit": MAX_ROWS,
+        }
+        findings = [
+            Finding(
+                node=row["node"]["id"],
+                seed=row["seed"]["id"],
+                relation=row["edge"]["type"],
+                edge_ids=[row["edge"]["id"]],
+                negated=bool(row["edge"]["props"].get("negated")),
+                support=2,  # a direct edge outranks any path
+            )
+            for row in runner.template("agent_claim_edges", params, step="claim:edges")
+        ]
+        summarising = any(
+            runner.evidence.edges[e].properties.get("diseases")
+            for f in findings
+            for e in f.edge_ids
+        )
+        if (not findings or summarising) and runner.remaining_queries > 1:
+            findings += _paths(runner, {**params, "types": []})
+        return StepResult(self.name, findings, verdict=_verdict(findings, request.negated))
+
+
+def _with_subtypes(runner: QueryRunner, ids: tuple[str, ...]) -> list[str]:
+    rows = runner.template(
+        "agent_subtypes", {"ids": list(ids), "limit": MAX_SUBTYPES}, step="claim:subtypes"
+    )
+    return sorted({*ids, *(r["id"] for r in rows)})
+
+
+def _paths(runner: QueryRunner, params: dict) -> list[Finding]:
+    """Paths through one node, one finding per (subject, object, via types)."""
+    merged: dict[tuple[str, str, str], Finding] = {}
+    for row in runner.template("agent_claim_paths", params, step="claim:paths"):
+        relation = f"{row['first']['type']}>{row['second']['type']}"
+        key = (row["seed"]["id"], row["node"]["id"], relation)
+        edges = [row["first"]["id"], row["second"]["id"]]
+        if key not in merged:
+            merged[key] = Finding(
+                key[1], key[0], relation, edges, via=[row["via"]["id"]], support=1
+            )
+        elif len(merged[key].via) < 3:
+            merged[key].edge_ids += edges
+            merged[key].via.append(row["via"]["id"])
+    return sorted(merged.values(), key=lambda f: -len(f.via))
+
+
+def _verdict(findings: list[Finding], negated_claim: bool) -> str | None:
+    if not findings:
+        return None
+    holds = any(not f.negated for f in findings)
+    return "yes" if holds != negated_claim else "no"

@@ -1,0 +1,201 @@
+"""Word facts for reading questions: tokens, English commonness, lemmas and question grammar.
+
+Entity names in biomedicine reuse ordinary words: HPO has a term called "Severe", a gene has the
+alias "TRADE", a drug is called "LEAD". A word that is common in English (``wordfreq``'s Zipf
+frequency ≥ :data:`COMMON_ZIPF`) names an entity on its own only weakly: the linker uses such a
+mention when the question offers nothing more specific. Words that are the grammar of biomedical
+questions rather than names ("mutations in", "loss-of-function variants", "patients with") are
+listed in :data:`QUESTION_GRAMMAR`; they are never an entity on their own, only inside a longer
+name. Lemmas (``simplemma``) let "caused", "causes" and "causing" read as one cue.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from biokg.ingest.identity import name_key
+
+#: Zipf frequency (log10 of uses per billion words) from which a word counts as common English:
+#: "lead" 5.2, "severe" 4.6, "chronic" 4.2, "cancer" 4.9 are common; "myopia" 2.6,
+#: "polymerase" 3.0, "localized" 3.4 are not.
+COMMON_ZIPF = 4.0
+
+#: Function and question words: never linked on their own (English; short on purpose).
+STOP_WORDS = frozenset(
+    """
+    a about all also an and any are as at be been by can could did do does for from has have
+    how i in into is it its me of on or please show tell that the their them there these they
+    this those to was were what when where which who whom whose why with would you list give
+    find name names known many much more most other others each both between same shared
+    common share path paths connect connected connects link links linked via through related
+    relate my your our we us he she his her if than then so not no yes whether may might
+    should must will shall any some one two three four five six seven eight nine ten
+    """.split()
+)
+
+#: The grammar of biomedical questions: how people refer to genetic causes, patients and
+#: evidence around a name. Never an entity on their own ("mutations" is no disease), always
+#: allowed inside a longer exact name ("... due to single gene mutation").
+QUESTION_GRAMMAR = frozenset(
+    """
+    mutation mutations mutated mutant mutants variant variants variation allele alleles
+    allelic biallelic monoallelic heterozygous homozygous hemizygous compound de novo
+    germline somatic truncating missense nonsense frameshift haploinsufficiency
+    loss gain function of-function defect defects defective dysfunction dysfunctional
+    deficiency deficient alteration alterations altered change changes patient patients
+    individual individuals people person human humans mammal mammals case cases carrier
+    carriers key main major predominantly mainly typically usually often commonly rare
+    known reported described characteristic characteristics clinical typical main
+    summarize summarise describe explain suggest recommend effective effectively
+    particularly specifically especially involved implicated responsible underlying
+    basis genetic genetics molecular cause caused causes causing role roles
+    """.split()
+)
+
+#: Multi-word question grammar: read before any cue, so that "loss-of-function" is no GO
+#: "function" and "de novo" no name.
+GRAMMAR_PHRASES = (
+    "loss of function",
+    "gain of function",
+    "de novo",
+    "repeat expansion",
+    "truncating variant",
+    "bi allelic",
+    "mono allelic",
+    "compound heterozygous",
+    "also known as",
+    "such as",
+    "for example",
+    "as well as",
+    "rather than",
+    "of the following",
+)
+#: Words that make a question an instruction rather than a yes/no question.
+IMPERATIVES = frozenset(
+    """
+    list name give tell show describe summarize summarise explain provide suggest recommend
+    find identify enumerate outline mention state report
+    """.split()
+)
+
+_TOKEN = re.compile(r"[^\s/,;\-–—]+")
+EDGE_PUNCTUATION = "?!.:;()[]{}\"“”‘’'"
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a question as written, with where it stands."""
+
+    text: str
+    start: int
+    end: int
+    quoted: bool = False  # inside "double quotes": part of one name
+    parenthesised: bool = False  # inside (...): often restates the name before it
+
+
+def mention_key(text: str) -> str:
+    """The lexicon key of a name: :func:`name_key` with possessives dropped, so that
+    "Cornelia de Lange's syndrome" and "Crohn disease" meet "Cornelia de Lange syndrome" and
+    "Crohn's disease"."""
+    return name_key(_POSSESSIVE.sub("", text))
+
+
+def clean(text: str) -> str:
+    """The question without control characters and with single spaces."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def tokens(text: str) -> list[Token]:
+    """Words split at spaces, slashes, dashes, commas and semicolons; edge punctuation and a
+    possessive 's removed ("Lange's" → "Lange", "ARMC9/TOGARAM1" and "MECOM-associated" → two
+    words each). Names keep matching across the pieces: lexicon keys treat dashes as spaces."""
+    quoted, parenthesised = _regions(text)
+    out = []
+    for match in _TOKEN.finditer(text):
+        word = _POSSESSIVE.sub("", match.group().strip(EDGE_PUNCTUATION)).strip(EDGE_PUNCTUATION)
+        if not word:
+            continue
+        first = match.start() + match.group().index(word[0])
+        out.append(Token(word, match.start(), match.end(), quoted[first], parenthesised[first]))
+    return out
+
+
+def _regions(text: str) -> tuple[list[bool], list[bool]]:
+    """Per character: inside double quotes, inside parentheses."""
+    quoted, parenthesised = [], []
+    in_quote, depth = False, 0
+    for i, char in enumerate(text):
+        before = text[i - 1] if i else " "
+        after = text[i + 1] if i + 1 < len(text) else " "
+        if char == '"':
+            in_quote = not in_quote
+        elif char in "“‘" or (char == "'" and before.isspace() and after.isalnum()):
+            in_quote = True
+        elif char in "”’'" and in_quote and not after.isalnum():
+            in_quote = False
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        quoted.append(in_quote)
+        parenthesised.append(depth > 0)
+    return quoted, parenthesised
+
+
+@cache
+def zipf(word: str) -> float:
+    """English Zipf frequency of ``word`` (0 for a word wordfreq does not know)."""
+    from wordfreq import zipf_frequency  # loaded on first use: 0.1 s
+
+    return zipf_frequency(word, "en")
+
+
+def is_common(word: str) -> bool:
+    """Whether ``word`` is common English (see :data:`COMMON_ZIPF`)."""
+    return zipf(word.casefold()) >= COMMON_ZIPF
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` is an English word at all (not a name, typo or symbol)."""
+    return zipf(word.casefold()) >= 1.5
+
+
+def looks_like_a_name(word: str) -> bool:
+    """Not an English word, or a capitalised rare one ("telomestatin", "Herceptin")."""
+    frequency = zipf(word.casefold())
+    return frequency < 1.5 or (word[:1].isupper() and frequency < 3.0)
+
+
+_MODIFIER_ENDINGS = ("ic", "ical", "al", "ary", "ive", "ous", "ing", "ed", "ly", "ible", "able")
+
+
+def could_be_a_name(word: str) -> bool:
+    """A single word that may name an entity by itself: not common English, and not shaped like
+    an adjective, adverb or participle ("ciliary", "syndromic", "encoded"), unless it is no
+    English word at all ("progeria", "mitochondrium")."""
+    if not is_english(word):
+        return True
+    folded = word.casefold()
+    return not is_common(word) and not folded.endswith(_MODIFIER_ENDINGS)
+
+
+@cache
+def lemma(word: str) -> str:
+    """The dictionary form of an English word ("caused" → "cause", "genes" → "gene")."""
+    import simplemma
+
+    return simplemma.lemmatize(word.casefold(), lang="en")
+
+
+def looks_like_symbol(text: str) -> bool:
+    """Written like a gene symbol or an abbreviation: upper case or digits, no lower-case word
+    ("STING", "PDE5A", "sox6", "Rad4"), at least two characters."""
+    if len(text) < 2 or not any(c.isalnum() for c in text):
+        return False
+    has_digit = any(c.isdigit() for c in text)
+    letters = [c for c in text if c.isalpha()]
+    return has_digit or (bool(letters) and all(c.isupper() for c in letters))
