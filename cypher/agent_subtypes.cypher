@@ -1,6 +1,8 @@
-// Terms and their subtypes (IS_A, at most four levels down): what a claim about a term also
-// covers ("X-linked inheritance" covers "X-linked recessive inheritance").
-MATCH (d:Entity)-[:IS_A*0..4]->(t:Entity)
+// Terms, their subtypes and their parts (IS_A and PART_OF, at most six levels down): what a
+// statement about a term also covers ("X-linked inheritance" covers "X-linked recessive
+// inheritance"; a gene annotated with a part of a process takes part in the process, GO's
+// true-path rule).
+MATCH (d:Entity)-[:IS_A|PART_OF*0..6]->(t:Entity)
 WHERE t.id IN $ids
 RETURN DISTINCT d.id AS id
 LIMIT $limit

@@ -2,11 +2,12 @@
 
 "Fabry disease associates gene GLA", "Is G3BP1 found in stress granules?", "cherubism is not an
 autosomal dominant disease": the subjects and objects are linked nodes; the check looks for an
-edge between them, in either direction, the objects' subtypes included (a claim about
-"X-linked inheritance" is met by "X-linked recessive inheritance"). When there is none, or when
-the edge found summarises paths through other nodes (a gene's phenotype edge lists the diseases
-it comes from), it looks for paths through one node between them, so the answer can name the
-disease that makes "Can SMAD6 variants cause craniosynostosis?" true.
+edge between them, in either direction, the objects' subtypes and parts included (a claim about
+"X-linked inheritance" is met by "X-linked recessive inheritance"). Paths through one node
+between them are looked for when no relationship type joins the two kinds of node, and when an
+edge found summarises such paths (a gene's phenotype edge lists the diseases it comes from), so
+the answer can name the disease that makes "Can SMAD6 variants cause craniosynostosis?" true; a
+path is no evidence where a direct edge was possible and absent.
 
 The verdict reads the claim's polarity: an edge supports "yes" for a positive claim and "no" for
 a negated one; only negated edges (GO/HPO ``NOT``) reverse that. No edge and no path: no verdict,
@@ -53,7 +54,8 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
             for f in findings
             for e in f.edge_ids
         )
-        if (not findings or summarising) and runner.remaining_queries > 1:
+        unjoined = not findings and not request.types
+        if (unjoined or summarising) and runner.remaining_queries > 1:
             findings += _paths(runner, {**params, "types": []})
         return StepResult(self.name, findings, verdict=_verdict(findings, request.negated))
 

@@ -145,8 +145,8 @@ class QuestionReader:
         head = next((cue for cue in cues if cue[0] != "prefix"), None)
         if words and words[0] == _WHEN:
             head = (_WHEN, _WHEN)
-        attribute = head[1] if head and head[0] == "attribute" else None
-        if attribute is None and by["prefix"] and head and head[0] != "relation":
+        attribute = head[1] if head and head[0] == "attribute" and not polar else None
+        if by["prefix"] and head and head[0] != "relation" and attribute in (None, "xrefs"):
             attribute = "xrefs"  # "the UNII of X": a prefix alone asks for the identifier
         return Intent(
             kind=_kind(lemmas, polar),
@@ -226,11 +226,16 @@ def _polar(words: list[str], question: str) -> bool:
     content = [w for w in words if w]
     if not content:
         return False
-    if content[0] in _AUXILIARY:
+    if content[0] in _AUXILIARY and not _request(content):
         return True
     if any(w in _WH or w in IMPERATIVES for w in content):
         return False
     return not question.rstrip().endswith("?")
+
+
+def _request(words: list[str]) -> bool:
+    """ "Can you suggest …", "Could you list …": a polite instruction, not a yes/no question."""
+    return len(words) > 2 and words[1] == "you" and any(w in IMPERATIVES for w in words[2:4])
 
 
 def _kind(lemmas: list[str], polar: bool) -> Kind:

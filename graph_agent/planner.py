@@ -90,14 +90,15 @@ class DeterministicPlanner:
             topic = intent.head[1] if intent.head else "such data"
             plan.stop = f"the graph holds no {'dates' if topic == 'when' else topic}"
             return plan
-        if unknown and (not strong or intent.polar or intent.attribute):
-            names = ", ".join(repr(m.text) for m in unknown)
+        decisive = [m for m in unknown if _identifier_or_phrase(m.text)]
+        if unknown and (not strong or intent.polar or intent.attribute or decisive):
+            names = ", ".join(repr(m.text) for m in decisive or unknown)
             plan.stop = f"{names} is not in the graph (no node has that name, synonym or id)"
             return plan
         if not named:
             return plan
-        focus = Focus(words=intent.words, kinds=intent.kinds)
         targets = self._targets(intent, present)
+        focus = Focus(words=intent.words, kinds=self._kinds_of(intent, targets))
         if intent.attribute:
             nodes = tuple(c.id for c in named[0].candidates)
             plan.requests.append(
@@ -134,6 +135,14 @@ class DeterministicPlanner:
         focus: Focus,
     ) -> list[Request]:
         labels = {self._label_of(mention, i) for i in seeds} - {None}
+        if intent.polar:
+            targets = ()  # "Is X caused by a recessive gene?": the gene is no asked answer
+        sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
+        label_text = LabelText(
+            tuple(seeds), " ".join(intent.words), sections, why="the drug's label text"
+        )
+        if "Drug" in labels and sections and not intent.relations:
+            return [label_text]  # "What does the boxed warning of X say?"
         relations = self._relations(labels, intent, targets)
         requests: list[Request] = []
         chain = self._chain(labels, intent)
@@ -141,20 +150,22 @@ class DeterministicPlanner:
             chain = self._schema_chain(labels, targets)
         if chain is not None:
             requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
-        if relations or not (intent.relations or targets):
-            why = "one-hop over the asked relationships" if relations else "wide one-hop survey"
+        if relations:
+            why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
+        elif not (intent.relations or targets) and (intent.polar or not intent.words):
+            # nothing asked but the entity itself ("Tell me about X"), or a yes/no question
+            # whose own words rank what is found ("Is CD63 an exosomal marker?")
+            requests.append(Neighbours(tuple(seeds), (), focus, why="wide one-hop survey"))
         if "Drug" in labels:
-            sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
-            requests.append(
-                LabelText(
-                    tuple(seeds),
-                    " ".join(intent.words),
-                    sections,
-                    why="the drug's label text",
-                )
-            )
+            requests.append(label_text)
         return requests
+
+    def _kinds_of(self, intent: Intent, targets: tuple[str, ...]) -> tuple[str, ...]:
+        """The asked kinds that belong to an asked label (all of them when none is asked)."""
+        if not targets:
+            return intent.kinds
+        return tuple(k for k in intent.kinds if self._kind_labels.get(k) in targets)
 
     def _targets(self, intent: Intent, present: set[str] | None) -> tuple[str, ...]:
         """Asked labels that have nodes; kinds the question names add their label ("pathway"
@@ -183,13 +194,17 @@ class DeterministicPlanner:
         check = ClaimCheck(
             tuple(seeds), objects, types, negated=intent.negated, why="checks a stated relation"
         )
-        fallback = [
-            Relation(t, None, tuple(sorted(there)))
-            for t in (types or tuple(self.schema.types))
-            if t != _SUBTYPED
-        ]
-        held = Neighbours(tuple(seeds), tuple(fallback), focus, why="what the graph holds instead")
-        return [check, held]
+        # no such edge: what the graph holds about the subject on the relationships the
+        # question names ("linked", for a gene: its diseases), then on those joining the kinds
+        asked = [t for t in intent.relations if t in self._joining(here, self._reachable(here))]
+        requests: list[Request] = [check]
+        for group, why in ((asked, "the asked relationships"), (types, "the claim's kinds")):
+            relations = tuple(Relation(t, None, ()) for t in group if t != _SUBTYPED)
+            if relations:
+                requests.append(
+                    Neighbours(tuple(seeds), relations, focus, why=f"what it holds on {why}")
+                )
+        return requests
 
     # -- intersections -----------------------------------------------------------------------
     def _intersection(
@@ -417,6 +432,13 @@ class DeterministicPlanner:
             else:
                 hops.append((None, label))
         return hops
+
+
+def _identifier_or_phrase(text: str) -> bool:
+    """An unknown mention that names one thing precisely: an identifier ("R-HSA-8853333",
+    "DOID:0060055") or a quoted phrase of several words."""
+    has_digit, has_letter = any(c.isdigit() for c in text), any(c.isalpha() for c in text)
+    return ":" in text or " " in text or (has_digit and has_letter and len(text) >= 5)
 
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:

@@ -76,7 +76,7 @@ GRAMMAR_PHRASES = (
 IMPERATIVES = frozenset(
     """
     list name give tell show describe summarize summarise explain provide suggest recommend
-    find identify enumerate outline mention state report
+    find identify enumerate outline mention state report propose advise
     """.split()
 )
 
