@@ -116,8 +116,9 @@ class GraphAgent:
         lexicon = Lexicon.load(store, settings.cache_dir)
         if searchers is None:
             searchers = index_searchers(store, schema, SentenceTransformerEmbedder())
+        reader = QuestionReader(schema)
         linker = EntityLinker(
-            lexicon, cue_words=QuestionReader(schema).cue_words, searchers=searchers
+            lexicon, cue_words=reader.cue_words, nouns=reader.nouns, searchers=searchers
         )
         researcher = LLMResearcher.from_settings(settings)
         return cls(

@@ -110,6 +110,11 @@ class QuestionReader:
         self._phrases = _vocabulary(entries)
 
     @property
+    def nouns(self) -> set[str]:
+        """Lemmas of every label noun: words that may end a name ("Hunter disease")."""
+        return {word for p in self._phrases if p.vocabulary == "label" for word in p.lemmas}
+
+    @property
     def cue_words(self) -> set[str]:
         """Every word of every relation phrase, noun and kind: not entity names on their own."""
         return {

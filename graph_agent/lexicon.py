@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 3
+LEXICON_FORMAT = 4
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -98,6 +99,15 @@ class Lexicon:
         keys.write_parquet(folder / "keys.parquet")
         log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, folder)
         return cls(nodes, keys, digest=digest)
+
+    def keys_starting(self, prefix: str) -> list[str]:
+        """Name keys (four letters or more) that begin with ``prefix``, in order."""
+        keys = self.fuzzy_keys
+        start = bisect_left(keys, prefix)
+        end = start
+        while end < len(keys) and keys[end].startswith(prefix):
+            end += 1
+        return keys[start:end]
 
     def label(self, node_id: str) -> str:
         return self.nodes[node_id][0]

@@ -26,6 +26,7 @@ lower-ranked exact matches of the same span as the mention's alternatives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from string import ascii_lowercase
@@ -43,6 +44,9 @@ from biokg.ingest.embed import Reader
 MAX_SPAN_TOKENS = 24
 #: Lower-ranked exact matches kept beside a mention's candidates (see Mention.alternatives).
 MAX_ALTERNATIVES = 5
+#: Numbered forms of a disease kept as alternatives ("Bartter syndrome, type 1" … "type 5").
+MAX_FORMS = 20
+_FORM = re.compile(r"(type |form |group )?\d{1,2}[a-z]?")
 FUZZY_CUTOFF = 85.0
 #: An index hit at least this good links a mention firmly: cosine 0.7 by meaning, or every
 #: word shared by full text (searchers.py scales both below exact matches).
@@ -103,10 +107,12 @@ class EntityLinker:
         lexicon: Lexicon,
         *,
         cue_words: Iterable[str] = (),
+        nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
     ) -> None:
         self.lexicon = lexicon
         self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
+        self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
         self.searchers = tuple(searchers)
 
     def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
@@ -153,12 +159,33 @@ class EntityLinker:
         best = _top_tier(span.candidates)
         rest = [c for c in span.candidates if c not in best] + self._namesakes(best)
         rest = _best_per_node(c for c in rest if c.id not in {b.id for b in best})
+        taken = {c.id for c in (*best, *rest)}
+        forms = [c for c in self._forms(best) if c.id not in taken]
         return Mention(
             text=_text(question, tokens, span.start, span.end),
             candidates=best,
-            alternatives=rest[:MAX_ALTERNATIVES],
+            alternatives=rest[:MAX_ALTERNATIVES] + forms[:MAX_FORMS],
             weak=span.weak,
         )
+
+    def _forms(self, candidates: list[Candidate]) -> list[Candidate]:
+        """Numbered forms of a disease: "Bartter syndrome, type 3" and "Coffin-Siris syndrome
+        1" for "Bartter syndrome" and "Coffin-Siris syndrome" (genes and modes of inheritance
+        are often annotated to the forms only)."""
+        out = []
+        for c in candidates:
+            if c.label != "Disease":
+                continue
+            key = mention_key(c.name)
+            for found in self.lexicon.keys_starting(f"{key} "):
+                if not _FORM.fullmatch(found[len(key) + 1 :]):
+                    continue
+                out += [
+                    self._candidate(e.id, "form", e.text, RULE_SCORES[e.rule] * c.score)
+                    for e in self.lexicon.by_key[found]
+                    if self.lexicon.label(e.id) == "Disease"
+                ]
+        return _best_per_node(out)
 
     def _namesakes(self, candidates: list[Candidate]) -> list[Candidate]:
         """Other nodes named exactly like a candidate: "high blood pressure" is a synonym of
@@ -315,7 +342,11 @@ class EntityLinker:
         out = []
         for start, end in self._free_runs(tokens, covered):
             while start < end and self._ignorable_or_number(tokens[start].key):
-                start += 1  # "3 symptoms of", "phenotypic features": no name yet
+                start += 1  # "3 symptoms of": no name yet
+            while end > start and self._ignorable(tokens[end - 1].key):
+                if words.lemma(tokens[end - 1].key) in self.nouns:
+                    break  # "Hunter's disease": a noun may end a name
+                end -= 1  # "pembrolizumab treats": a verb does not
             run = tokens[start:end]
             if all(self._ignorable_or_number(t.key) for t in run):
                 continue  # "protein function": question words, no name

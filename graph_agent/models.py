@@ -25,7 +25,8 @@ class Candidate(_Model):
     score: float
     rule: str = Field(
         description="id, xref, name, synonym, name-salt, fuzzy, fulltext, vector; namesake: "
-        "another node with the exact name of a candidate (an alternative only)"
+        "another node with the exact name of a candidate, form: a numbered form of a disease "
+        "candidate ('Bartter syndrome, type 3'): alternatives only"
     )
     matched: str = Field(description="the node's name, synonym or id that matched")
 

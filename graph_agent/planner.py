@@ -98,7 +98,8 @@ class DeterministicPlanner:
         if not named:
             return plan
         targets = self._targets(intent, present)
-        focus = Focus(words=intent.words, kinds=self._kinds_of(intent, targets))
+        words = (*intent.words, *(m.text for m in mentions[1:] if m.candidates))
+        focus = Focus(words=words, kinds=self._kinds_of(intent, targets))
         if intent.attribute:
             nodes = tuple(c.id for c in named[0].candidates)
             plan.requests.append(
@@ -116,8 +117,8 @@ class DeterministicPlanner:
                 )
             )
             return plan
-        if len(named) >= 2 and (targets or intent.kind == "shared"):
-            intersection = self._intersection(named, targets, intent, focus)
+        if len(named) >= 2 and (targets or intent.kind == "shared" or not intent.relations):
+            intersection = self._intersection(named, targets[:1], intent, focus)
             if intersection is not None:
                 plan.requests.append(intersection)
                 return plan
@@ -141,7 +142,7 @@ class DeterministicPlanner:
         label_text = LabelText(
             tuple(seeds), " ".join(intent.words), sections, why="the drug's label text"
         )
-        if "Drug" in labels and sections and not intent.relations:
+        if "Drug" in labels and sections and not intent.relations and not targets:
             return [label_text]  # "What does the boxed warning of X say?"
         relations = self._relations(labels, intent, targets)
         requests: list[Request] = []
@@ -153,10 +154,12 @@ class DeterministicPlanner:
         if relations:
             why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
-        elif not (intent.relations or targets) and (intent.polar or not intent.words):
-            # nothing asked but the entity itself ("Tell me about X"), or a yes/no question
-            # whose own words rank what is found ("Is CD63 an exosomal marker?")
-            requests.append(Neighbours(tuple(seeds), (), focus, why="wide one-hop survey"))
+        elif not (intent.relations or targets):
+            # nothing asked but the entity itself ("Tell me about X"): everything it touches;
+            # else only what shares the question's words ("Is CD63 an exosomal marker?",
+            # "GTF2F2 initiates transcription with what polymerase?")
+            narrowed = Focus(focus.words, focus.kinds, only_relevant=bool(focus.words))
+            requests.append(Neighbours(tuple(seeds), (), narrowed, why="wide one-hop survey"))
         if "Drug" in labels:
             requests.append(label_text)
         return requests
@@ -216,15 +219,18 @@ class DeterministicPlanner:
     ) -> Intersection | None:
         """Each named entity becomes a constraint on the asked label; entities no type joins
         to it are left out (and with fewer than two constraints there is no intersection)."""
-        if not targets:
+        if not targets:  # "I have visual loss and abnormal ERG, what do I have?"
+            own = {c.label for m in mentions for c in m.candidates}
             shared = set.intersection(
                 *(self._reachable({c.label for c in m.candidates}) for m in mentions)
             )
-            targets = tuple(sorted(shared))
+            targets = tuple(sorted(shared - own))
         constraints = []
         for mention in mentions:
             labels = {c.label for c in mention.candidates}
-            types = tuple(t for t in self._joining(labels, set(targets)) if t != _SUBTYPED)
+            joining = [t for t in self._joining(labels, set(targets)) if t != _SUBTYPED]
+            cued = [t for t in joining if t in intent.relations]
+            types = tuple(cued or joining)
             if types:
                 constraints.append(
                     Constraint(

@@ -77,15 +77,19 @@ def ranked(evidence: EvidenceGraph, findings: list[Finding], focus: Focus) -> li
     if focus.kinds:
         of_kind = [f for f in findings if _kind(evidence, f.node) in focus.kinds]
         findings = of_kind or findings
+    scored = []
     for f in findings:
         node = evidence.nodes.get(f.node)
-        name = node.name if node else None
+        related = relevance(focus.words, node.name if node else None)
+        if focus.only_relevant and not related:
+            continue
         often = max(
             (frequency(evidence.edges[e].properties.get("frequency")) for e in f.edge_ids),
             default=UNKNOWN_FREQUENCY,
         )
-        f.score = round(relevance(focus.words, name) + often / 2, 4)
-    return sorted(findings, key=lambda f: (f.negated, -f.score, -f.support, _name(evidence, f)))
+        f.score = round(related + often / 2, 4)
+        scored.append(f)
+    return sorted(scored, key=lambda f: (f.negated, -f.score, -f.support, _name(evidence, f)))
 
 
 def _kind(evidence: EvidenceGraph, node_id: str) -> str | None:

@@ -44,6 +44,9 @@ class Focus:
 
     words: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    #: keep only answers sharing a word with ``words`` (a wide survey the question's words
+    #: must narrow: everything else the entity touches is no answer)
+    only_relevant: bool = False
 
 
 @dataclass(frozen=True)

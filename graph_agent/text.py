@@ -97,11 +97,19 @@ class Token:
     parenthesised: bool = False  # inside (...): often restates the name before it
 
 
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9}
+_NUMBERED = re.compile(
+    r"\b(type|types|group|class|grade|stage|form)\s+(i{1,3}|iv|vi{0,3}|ix)([a-d]?)\b"
+)
+
+
 def mention_key(text: str) -> str:
-    """The lexicon key of a name: :func:`name_key` with possessives dropped, so that
-    "Cornelia de Lange's syndrome" and "Crohn disease" meet "Cornelia de Lange syndrome" and
-    "Crohn's disease"."""
-    return name_key(_POSSESSIVE.sub("", text))
+    """The lexicon key of a name: :func:`name_key` with possessives dropped and Roman type
+    numbers written as digits, so that "Cornelia de Lange's syndrome", "Crohn disease" and
+    "multiple endocrine neoplasia type 2B" meet "Cornelia de Lange syndrome", "Crohn's
+    disease" and "Multiple endocrine neoplasia, type IIB"."""
+    key = name_key(_POSSESSIVE.sub("", text))
+    return _NUMBERED.sub(lambda m: f"{m[1]} {_ROMAN[m[2]]}{m[3]}", key)
 
 
 def clean(text: str) -> str:
