@@ -351,6 +351,8 @@ class EntityLinker:
             if all(self._ignorable_or_number(t.key) for t in run):
                 continue  # "protein function": question words, no name
             text = _text(question, tokens, start, end)
+            if any(t.corrected for t in run):  # "pannexins": searched as "pannexin"
+                text = " ".join(t.key for t in run)
             if len(mention_key(text)) < 4:
                 continue
             candidates: list[Candidate] = []

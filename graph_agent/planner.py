@@ -43,7 +43,7 @@ from biokg.graph_agent.requests import (
     Relation,
     Request,
 )
-from biokg.schema import GraphSchema
+from biokg.schema import GraphSchema, RelationshipSpec
 
 #: Labels whose nodes form a subtype hierarchy: constraints and claims include subtypes.
 _SUBTYPED = "IS_A"
@@ -138,6 +138,9 @@ class DeterministicPlanner:
         labels = {self._label_of(mention, i) for i in seeds} - {None}
         if intent.polar:
             targets = ()  # "Is X caused by a recessive gene?": the gene is no asked answer
+            # a claim whose other side is no name the graph knows ("pembrolizumab treats
+            # melanoma"): only findings that share its words can speak to it
+            focus = Focus(focus.words, focus.kinds, only_relevant=bool(intent.words))
         sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
         label_text = LabelText(
             tuple(seeds), " ".join(intent.words), sections, why="the drug's label text"
@@ -246,10 +249,7 @@ class DeterministicPlanner:
     def _reachable(self, labels: set[str]) -> set[str]:
         out = set()
         for spec in self.schema.types.values():
-            for here, there in (
-                (spec.from_labels, spec.to_labels),
-                (spec.to_labels, spec.from_labels),
-            ):
+            for _, here, there in _ends(spec):
                 if labels & set(here):
                     out |= set(there)
         return out
@@ -263,8 +263,7 @@ class DeterministicPlanner:
         return [
             rel
             for rel, spec in self.schema.types.items()
-            if (here & set(spec.from_labels) and there & set(spec.to_labels))
-            or (here & set(spec.to_labels) and there & set(spec.from_labels))
+            if any(here & set(a) and there & set(b) for _, a, b in _ends(spec))
         ]
 
     # -- labels, relations, chains ----------------------------------------------------------
@@ -297,8 +296,10 @@ class DeterministicPlanner:
         """A cued relationship joins ``label`` to one of ``targets`` (to anything if empty)."""
         for rel in intent.relations:
             spec = self.schema.types[rel]
-            ends = ((spec.from_labels, spec.to_labels), (spec.to_labels, spec.from_labels))
-            if any(label in here and (not targets or targets & set(there)) for here, there in ends):
+            if any(
+                label in here and (not targets or targets & set(there))
+                for _, here, there in _ends(spec)
+            ):
                 return True
         return False
 
@@ -328,12 +329,7 @@ class DeterministicPlanner:
         wanted_labels = set(targets)
         out = []
         for rel in types:
-            spec = self.schema.types[rel]
-            ends = (
-                (True, spec.from_labels, spec.to_labels),
-                (False, spec.to_labels, spec.from_labels),
-            )
-            for outgoing, here, there in ends:
+            for outgoing, here, there in _ends(self.schema.types[rel]):
                 if not labels & set(here):
                     continue
                 wanted = tuple(sorted(set(there) & wanted_labels))
@@ -422,10 +418,7 @@ class DeterministicPlanner:
         """(direction, far label) for each way ``rel`` leaves ``labels``."""
         spec = self.schema.types[rel]
         out: dict[str, set[bool]] = {}
-        for outgoing, here, there in (
-            (True, spec.from_labels, spec.to_labels),
-            (False, spec.to_labels, spec.from_labels),
-        ):
+        for outgoing, here, there in _ends(spec):
             if labels & set(here):
                 for label in there:
                     out.setdefault(label, set()).add(outgoing)
@@ -438,6 +431,17 @@ class DeterministicPlanner:
             else:
                 hops.append((None, label))
         return hops
+
+
+def _ends(spec: RelationshipSpec) -> list[tuple[bool, tuple[str, ...], tuple[str, ...]]]:
+    """(outgoing, labels at this end, labels at the far end) for each way a type can be walked.
+
+    A type declared with the same labels at both ends (IS_A, PART_OF, REGULATES) is a hierarchy
+    within one label: IS_A from a disease reaches diseases, not GO terms.
+    """
+    if set(spec.from_labels) == set(spec.to_labels):
+        return [(out, (label,), (label,)) for label in spec.from_labels for out in (True, False)]
+    return [(True, spec.from_labels, spec.to_labels), (False, spec.to_labels, spec.from_labels)]
 
 
 def _identifier_or_phrase(text: str) -> bool:
