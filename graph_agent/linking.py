@@ -46,6 +46,7 @@ MAX_SPAN_TOKENS = 24
 MAX_ALTERNATIVES = 5
 #: Numbered forms of a disease kept as alternatives ("Bartter syndrome, type 1" … "type 5").
 MAX_FORMS = 20
+_CURIE = re.compile(r"[A-Za-z][\w.]*:[\w.-]+")
 _FORM = re.compile(r"(type |form |group )?\d{1,2}[a-z]?")
 FUZZY_CUTOFF = 85.0
 #: An index hit at least this good links a mention firmly: cosine 0.7 by meaning, or every
@@ -350,6 +351,8 @@ class EntityLinker:
             run = tokens[start:end]
             if all(self._ignorable_or_number(t.key) for t in run):
                 continue  # "protein function": question words, no name
+            if any(_CURIE.fullmatch(t.text) for t in run):
+                continue  # an identifier not in the graph is unknown, not a phrase
             text = _text(question, tokens, start, end)
             if any(t.corrected for t in run):  # "pannexins": searched as "pannexin"
                 text = " ".join(t.key for t in run)
@@ -360,8 +363,11 @@ class EntityLinker:
                 candidates = self._fuzzy(text)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
                 candidates = self._search(text, read)
+            doubtful = bool(candidates) and _doubtful(candidates)
+            if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
+                continue  # "Herceptin" near "visual perception": an unknown name, not a guess
             if candidates:
-                out.append(_Span(start, end, candidates, weak=_doubtful(candidates)))
+                out.append(_Span(start, end, candidates, weak=doubtful))
         return out
 
     def _free_runs(self, tokens: list[_Token], covered: set[int]) -> list[tuple[int, int]]:
