@@ -522,9 +522,11 @@ def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
 
 def _respects_quotes_and_brackets(tokens: list[_Token], start: int, end: int) -> bool:
     """A span lies wholly inside or wholly outside a quoted phrase, takes a quoted phrase
-    whole, and does not run from outside a parenthesis into it."""
+    whole, and does not run from outside a parenthesis into it or out of one (a whole
+    parenthesis inside a name is part of it: "Leri-Weill dyschondrostosis (LWD) - SHOX")."""
     span = tokens[start:end]
-    if len({t.word.parenthesised for t in span}) > 1:
+    inside = [t.word.parenthesised for t in span]
+    if len(set(inside)) > 1 and (inside[0] or inside[-1]):
         return False
     if not any(t.word.quoted for t in span):
         return True

@@ -10,7 +10,8 @@ from __future__ import annotations
 from biokg.api.models import Neighbourhood, NeighbourRow, SurveyGroup
 from biokg.errors import AgentInputError, EntityNotFoundError
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.research import BreadthSearch, Relation
+from biokg.graph_agent.requests import Neighbours, Relation
+from biokg.graph_agent.research import BreadthSearch
 from biokg.graph_agent.runner import Budget, QueryRunner
 
 
@@ -36,8 +37,8 @@ def neighbourhood(
         raise EntityNotFoundError(
             f"no node has the id {curie!r}; find ids by name with GET /search?q=<name>"
         )
-    relations = [Relation(t, None, ()) for t in types]
-    result = BreadthSearch(rows_per_group=limit).run(runner, seeds=[curie], relations=relations)
+    relations = tuple(Relation(t, None, ()) for t in types)
+    result = BreadthSearch(rows_per_group=limit).run(runner, Neighbours((curie,), relations))
     nodes = runner.evidence.nodes
     return Neighbourhood(
         entity=nodes[curie],
