@@ -47,7 +47,7 @@ from biokg.graph_agent.research import (
 )
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
-from biokg.ingest.embed import SentenceTransformerEmbedder
+from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -115,7 +115,7 @@ class GraphAgent:
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
         if searchers is None:
-            searchers = index_searchers(store, schema, SentenceTransformerEmbedder())
+            searchers = index_searchers(store, schema, OnnxEmbedder(settings.cache_dir))
         reader = QuestionReader(schema)
         linker = EntityLinker(
             lexicon, cue_words=reader.cue_words, nouns=reader.nouns, searchers=searchers

@@ -3,17 +3,22 @@
 Grounding by normalised name keys (the approach of Gilda and of ChEMBL/RxNorm name lookups)
 makes case, punctuation, spacing and salt words irrelevant, and it is the only way to reach list
 properties (synonyms, brand names) on ArcadeDB, whose full-text indexes cover single strings
-only. The lexicon is read from the graph once (~4 s for 100k nodes) and cached as parquet,
-keyed by the current load of every source, so it is rebuilt exactly when the graph changed.
+only. The lexicon is read from the graph once (seconds for 100k nodes) and cached as an indexed
+SQLite file keyed by the current load of every source, so it is rebuilt exactly when the graph
+changed and opened in milliseconds otherwise.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from bisect import bisect_left
-from collections import Counter
+import os
+import shutil
+import sqlite3
+from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import polars as pl
@@ -27,7 +32,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 4
+LEXICON_FORMAT = 5
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -64,56 +69,197 @@ class Entry:
 
 
 class Lexicon:
-    """Name keys and ids of every entity (see module docstring); build with :meth:`load`."""
+    """Name keys and ids of every entity (see module docstring).
 
-    def __init__(self, nodes: pl.DataFrame, keys: pl.DataFrame, *, digest: str = "") -> None:
+    Backed by SQLite: a file in the cache for a graph (:meth:`load`, open in milliseconds, so a
+    CLI question does not rebuild a million-entry index), or memory for small lexicons built
+    from frames (:meth:`from_frames`, the unit tests' path). The mapping-like views below
+    (``by_key``, ``by_id``, ``nodes``, ``word_counts``, ``words``) read it on demand.
+    """
+
+    def __init__(self, db: sqlite3.Connection, *, digest: str = "") -> None:
         self.digest = digest  # the graph state it was read from (see :func:`graph_digest`)
-        self.nodes: dict[str, tuple[str, str]] = {
-            i: (label, name or i) for i, label, name in nodes.iter_rows()
-        }
-        self.by_key: dict[str, list[Entry]] = {}
-        self.by_id: dict[str, str] = {}
-        for key, node, rule, text in keys.iter_rows():
-            if rule in ("id", "xref"):
-                self.by_id.setdefault(key, node)
-            else:
-                self.by_key.setdefault(key, []).append(Entry(node, rule, text))
-        self.fuzzy_keys: list[str] = sorted(k for k in self.by_key if len(k) >= 4)
-        self.word_counts: Counter[str] = Counter(w for k in self.by_key for w in k.split())
-        self.words: frozenset[str] = frozenset(self.word_counts)
-        self.word_list: list[str] = sorted(w for w in self.words if len(w) >= 4)
-        #: labels that have nodes in the graph (an asked label without nodes gives way)
-        self.labels: frozenset[str] = frozenset(label for label, _ in self.nodes.values())
+        self._db = db
+        self.by_key = _Entries(db)
+        self.by_id = _Ids(db)
+        self.nodes = _Nodes(db)
+        self.word_counts = _WordCounts(db)
+        self.words = _Words(db)
+
+    @classmethod
+    def from_frames(cls, nodes: pl.DataFrame, keys: pl.DataFrame, *, digest: str = "") -> Lexicon:
+        """A lexicon in memory from a node frame (id, label, name) and a key frame (key, id,
+        rule, text; best match of a key first)."""
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        _fill(db, nodes, keys)
+        return cls(db, digest=digest)
 
     @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
         """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
         digest = graph_digest(store.read(cypher.load("agent_data_versions")))
-        folder = cache_dir / "lexicon" / digest
-        if (folder / "keys.parquet").is_file():
-            nodes, keys = (pl.read_parquet(folder / f) for f in ("nodes.parquet", "keys.parquet"))
-            return cls(nodes, keys, digest=digest)
-        nodes, keys = _read_graph(store)
-        folder.mkdir(parents=True, exist_ok=True)
-        nodes.write_parquet(folder / "nodes.parquet")
-        keys.write_parquet(folder / "keys.parquet")
-        log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, folder)
-        return cls(nodes, keys, digest=digest)
+        path = cache_dir / "lexicon" / f"{digest}.sqlite"
+        if not path.is_file():
+            nodes, keys = _read_graph(store)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            with closing(sqlite3.connect(partial)) as db:
+                _fill(db, nodes, keys)
+            partial.replace(path)  # atomic: a concurrent reader sees all or nothing
+            log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, path)
+            _forget_others(path)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        return cls(db, digest=digest)
+
+    @cached_property
+    def fuzzy_keys(self) -> list[str]:
+        """Every name key of four letters or more, sorted (typo-tolerant matching reads it)."""
+        rows = self._db.execute("SELECT DISTINCT key FROM keys WHERE length(key) >= 4 ORDER BY key")
+        return [key for (key,) in rows]
+
+    @cached_property
+    def word_list(self) -> list[str]:
+        """Every word of four letters or more in a name key, sorted (respelling reads it)."""
+        rows = self._db.execute("SELECT word FROM words WHERE length(word) >= 4 ORDER BY word")
+        return [word for (word,) in rows]
+
+    @cached_property
+    def labels(self) -> frozenset[str]:
+        """Labels that have nodes in the graph (an asked label without nodes gives way)."""
+        return frozenset(label for (label,) in self._db.execute("SELECT label FROM labels"))
 
     def keys_starting(self, prefix: str) -> list[str]:
         """Name keys (four letters or more) that begin with ``prefix``, in order."""
-        keys = self.fuzzy_keys
-        start = bisect_left(keys, prefix)
-        end = start
-        while end < len(keys) and keys[end].startswith(prefix):
-            end += 1
-        return keys[start:end]
+        rows = self._db.execute(
+            "SELECT DISTINCT key FROM keys WHERE key >= ? AND key < ? AND length(key) >= 4 "
+            "ORDER BY key",
+            (prefix, prefix + "\U0010ffff"),
+        )
+        return [key for (key,) in rows]
 
     def label(self, node_id: str) -> str:
         return self.nodes[node_id][0]
 
     def name(self, node_id: str) -> str:
         return self.nodes[node_id][1]
+
+
+class _View:
+    """A mapping-like view of one lexicon table."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def _one(self, sql: str, *args: object) -> tuple | None:
+        return self._db.execute(sql, args).fetchone()
+
+
+class _Entries(_View):
+    """key → the ways it names nodes, best first (``by_key``)."""
+
+    def get(self, key: str, default: Iterable[Entry] = ()) -> list[Entry]:
+        rows = self._db.execute(
+            "SELECT id, rule, text FROM keys WHERE key = ? ORDER BY rowid", (key,)
+        ).fetchall()
+        return [Entry(*row) for row in rows] if rows else list(default)
+
+    def __getitem__(self, key: str) -> list[Entry]:
+        found = self.get(key)
+        if not found:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return self._one("SELECT 1 FROM keys WHERE key = ?", key) is not None
+
+
+class _Ids(_View):
+    """An id or xref (case-folded, also its bare local part) → the node (``by_id``)."""
+
+    def get(self, ref: str, default: str | None = None) -> str | None:
+        row = self._one("SELECT id FROM ids WHERE ref = ?", ref)
+        return row[0] if row else default
+
+
+class _Nodes(_View):
+    """node id → (label, name) (``nodes``)."""
+
+    def __getitem__(self, node: str) -> tuple[str, str]:
+        row = self._one("SELECT label, name FROM nodes WHERE id = ?", node)
+        if row is None:
+            raise KeyError(node)
+        return row[0], row[1] or node
+
+    def __contains__(self, node: object) -> bool:
+        return self._one("SELECT 1 FROM nodes WHERE id = ?", node) is not None
+
+    def __len__(self) -> int:
+        return self._one("SELECT count(*) FROM nodes")[0]
+
+
+class _WordCounts(_View):
+    """word → how many name keys use it, 0 for a word no name uses (``word_counts``)."""
+
+    def __getitem__(self, word: str) -> int:
+        row = self._one("SELECT n FROM words WHERE word = ?", word)
+        return row[0] if row else 0
+
+
+class _Words(_View):
+    """The set of words in name keys (``words``): membership and intersection with a set."""
+
+    def __contains__(self, word: object) -> bool:
+        return self._one("SELECT 1 FROM words WHERE word = ?", word) is not None
+
+    def __and__(self, others: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        batch = list(others)
+        for i in range(0, len(batch), 500):
+            chunk = batch[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT word FROM words WHERE word IN ({marks})", chunk)
+            found |= {word for (word,) in rows}
+        return found
+
+    __rand__ = __and__
+
+
+def _forget_others(current: Path) -> None:
+    """Remove lexicons of earlier graph states (and older cache formats) beside ``current``."""
+    for other in current.parent.iterdir():
+        if other != current and not other.name.endswith(".part"):
+            if other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                other.unlink(missing_ok=True)
+
+
+def _fill(db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame) -> None:
+    """Write the lexicon's tables from its frames."""
+    names = keys.filter(~pl.col("rule").is_in(["id", "xref"]))
+    refs = keys.filter(pl.col("rule").is_in(["id", "xref"])).unique("key", keep="first")
+    words = (
+        names.select(pl.col("key").str.split(" ").alias("word"))
+        .explode("word")
+        .group_by("word")
+        .len()
+    )
+    db.executescript(
+        """
+        CREATE TABLE nodes (id TEXT PRIMARY KEY, label TEXT, name TEXT);
+        CREATE TABLE keys (key TEXT, id TEXT, rule TEXT, text TEXT);
+        CREATE TABLE ids (ref TEXT PRIMARY KEY, id TEXT);
+        CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER);
+        CREATE TABLE labels (label TEXT PRIMARY KEY);
+        """
+    )
+    db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", nodes.unique("id").iter_rows())
+    db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
+    db.executemany("INSERT INTO ids VALUES (?, ?)", refs.select("key", "id").iter_rows())
+    db.executemany("INSERT INTO words VALUES (?, ?)", words.iter_rows())
+    db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in nodes["label"].unique()))
+    db.execute("CREATE INDEX keys_by_key ON keys (key)")
+    db.commit()
 
 
 def graph_digest(versions: list[dict]) -> str:

@@ -54,7 +54,9 @@ def progress_bars() -> Iterator[Callable[[str, int, int], None]]:
 
 def main() -> None:
     """Console-script entry point."""
-    from biokg.cli.app import app
+    import sys
+
+    from biokg.cli.app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    app(prog_name="biokg")
+    create_app(sys.argv[1:])(prog_name="biokg")

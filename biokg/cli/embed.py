@@ -11,6 +11,7 @@ from biokg.ingest.embed import (
     SentenceTransformerEmbedder,
     embed_graph,
 )
+from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -28,6 +29,8 @@ def embed_nodes(
         f"{report.unchanged:,} unchanged, {report.no_text:,} without text "
         f"({report.seconds:.1f} s, {embedder.model_id})"
     )
+    if not hashing:  # the agent's question embedder, ready before the first question
+        OnnxEmbedder(settings.cache_dir).prepare()
 
 
 @handle_errors

@@ -247,7 +247,7 @@ def test_agent_reloads_its_lexicon_when_the_graph_changed(
     agent_graph: GraphStore, tmp_path: Path
 ) -> None:
     # An agent whose lexicon is of another graph state (empty, no digest) relinks on asking.
-    empty = Lexicon(
+    empty = Lexicon.from_frames(
         pl.DataFrame(schema={"id": pl.String, "label": pl.String, "name": pl.String}),
         pl.DataFrame(schema={c: pl.String for c in ("key", "id", "rule", "text")}),
     )
