@@ -26,6 +26,7 @@ lower-ranked exact matches of the same span as the mention's alternatives.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,12 +36,14 @@ from typing import Protocol
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
+from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.text import mention_key
 from biokg.ingest.embed import Reader
 
+log = logging.getLogger(__name__)
 MAX_SPAN_TOKENS = 24
 #: Lower-ranked exact matches kept beside a mention's candidates (see Mention.alternatives).
 MAX_ALTERNATIVES = 5
@@ -499,14 +502,21 @@ class EntityLinker:
         )
 
     def _search(self, text: str, read: Reader | None) -> list[Candidate]:
-        return _top_tier(
-            _best_per_node(
+        """The index searchers' candidates; a searcher that fails is skipped (and logged, its
+        query is in the question's log with the error): linking degrades, the answer stands."""
+        found = []
+        for searcher in self.searchers:
+            try:
+                hits = searcher(text, read)
+            except (StoreError, EmbeddingError) as err:
+                log.warning("linking search %s skipped for %r: %s", searcher.rule, text, err)
+                continue
+            found += [
                 self._candidate(node, searcher.rule, text, round(score, 4))
-                for searcher in self.searchers
-                for node, score in searcher(text, read)
+                for node, score in hits
                 if node in self.lexicon.nodes
-            )
-        )
+            ]
+        return _top_tier(_best_per_node(found))
 
     def _candidate(self, node: str, rule: str, matched: str, score: float) -> Candidate:
         label, name = self.lexicon.nodes[node]

@@ -32,7 +32,7 @@ from functools import cache, cached_property
 from typing import Any, Protocol
 
 from biokg import cypher
-from biokg.errors import EmbeddingError, SchemaError
+from biokg.errors import EmbeddingError, SchemaError, StoreError
 from biokg.ingest.vector_cache import VectorCache, cache_key
 from biokg.ingest.writer import Progress
 from biokg.schema import GraphSchema, load_schema
@@ -382,6 +382,26 @@ def vector_search(
         {"index": store.dialect.vector_index_name(label), "k": k, "vector": list(vector)},
     )
     return [(row["id"], row["score"]) for row in rows]
+
+
+def warm_indexes(store: GraphStore, schema: GraphSchema | None = None) -> int:
+    """Query every vector and full-text index once, so the first question does not pay for
+    loading them (on the embedded engine a cold vector index can take longer than a question's
+    time limit). Indexes that are missing or fail are skipped; returns how many answered."""
+    schema = schema or load_schema()
+    probe = [1.0 / math.sqrt(EMBEDDING_DIMENSIONS)] * EMBEDDING_DIMENSIONS
+    warmed = 0
+    for label in schema.labels:
+        searches = [lambda label=label: fulltext_search(store, label, "a", 1)]
+        if label in embedded_labels(schema):
+            searches.append(lambda label=label: vector_search(store, label, probe, 1))
+        for search in searches:
+            try:
+                search()
+                warmed += 1
+            except (StoreError, SchemaError) as err:
+                log.warning("index of %s not warmed: %s", label, err)
+    return warmed
 
 
 def fulltext_search(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import typer
 
 from biokg.cli import console, handle_errors
 from biokg.errors import ConfigError
+from biokg.ingest.embed import warm_indexes
 from biokg.settings import Settings
-from biokg.store import embedded
+from biokg.store import GraphStore, embedded
 
 app = typer.Typer(
     help="Run the embedded graph engine as a local background server.", no_args_is_help=True
@@ -25,8 +28,13 @@ def _embedded_settings() -> Settings:
 @handle_errors
 def start() -> None:
     """Start the embedded engine in the background so several processes can share it."""
-    info = embedded.start_background(_embedded_settings())
+    settings = _embedded_settings()
+    info = embedded.start_background(settings)
     console.print(f"embedded graph serving {info.bolt_uri} (pid {info.pid}, data in {info.root})")
+    started = time.perf_counter()
+    with GraphStore.connect(settings) as store:
+        warmed = warm_indexes(store)
+    console.print(f"{warmed} search indexes warmed in {time.perf_counter() - started:.1f} s")
 
 
 @app.command("stop")
