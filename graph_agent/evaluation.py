@@ -7,6 +7,9 @@
   positive neighbours over that type and direction. A name several nodes share is ambiguous by
   itself, so gold is the union over the seed and every node with that exact name (or title,
   for documents).
+* **one-hop, held out**: the same seeds and gold, each asked once by its stored name in a
+  wording from ``eval_wordings.yaml``, which uses none of the phrases the planner reads: the
+  split measures what the agent understands beyond its own vocabulary.
 * **two-hop**: a chain of two types (``describe_*`` of the first nested in a question of the
   second: "What are the phenotypes of the diseases associated with TP53?"); gold = the ends.
 * **unanswerable**: invented drug-like names, and real entities asked a relationship their
@@ -25,11 +28,16 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
 
 from biokg import cypher
+from biokg.errors import SchemaError
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.models import Answer
-from biokg.graph_agent.text import mention_key as name_key
+from biokg.graph_agent.text import mention_key
 
 SAMPLE_EDGES = 3_000
 _SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")
@@ -38,7 +46,7 @@ _ENDINGS = ("inol", "axide", "umab", "otrex", "azine")
 
 @dataclass(frozen=True)
 class EvalQuestion:
-    kind: str  # one_hop | two_hop | unanswerable
+    kind: str  # one_hop | one_hop_heldout | two_hop | unanswerable
     text: str
     gold: frozenset[str]
     variant: str  # stored | lower | upper | typo | brand | synonym | none
@@ -63,7 +71,7 @@ class EvalReport:
 
     def metrics(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
-        for kind in ("one_hop", "two_hop"):
+        for kind in ("one_hop", "one_hop_heldout", "two_hop"):
             rows = [r for r in self.results if r.question.kind == kind]
             if rows:
                 out[kind] = _ranking(rows)
@@ -102,11 +110,13 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
     agent.refresh()  # names and gold must come from the same graph state
     schema = agent.schema
     questions: list[EvalQuestion] = []
+    heldout = heldout_wordings(agent.planner.reader)
     edges = {rel: _sample_edges(agent, rel) for rel in sorted(schema.types)}
     for rel, rows in edges.items():
         wordings = schema.types[rel].questions
         for outgoing, templates in ((True, wordings.forward), (False, wordings.inverse)):
             seeds = _distinct(rows, "subject" if outgoing else "object", rng, per_relation)
+            other = heldout[rel]["forward" if outgoing else "inverse"]
             for node, name, label in seeds:
                 gold = _gold(agent, node, name, rel, outgoing)
                 if not gold:  # only negated edges (GO/HPO NOT): nothing to find
@@ -118,9 +128,41 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
                             "one_hop", template.format(name=text), gold, variant, rel, node
                         )
                     )
+                text = rng.choice(other).format(name=name)  # the stored name, held-out words
+                questions.append(EvalQuestion("one_hop_heldout", text, gold, "stored", rel, node))
     questions += _two_hop(agent, edges, rng, per_relation)
     questions += _unanswerable(agent, edges, rng, per_relation)
     return questions
+
+
+def heldout_wordings(reader: QuestionReader) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The held-out wordings (``eval_wordings.yaml``) per type and direction.
+
+    Raises:
+        SchemaError: a wording contains a phrase the planner reads (the split would then
+            measure the planner's own vocabulary), or the file misses a type of schema/.
+    """
+    path = Path(__file__).with_name("eval_wordings.yaml")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    missing = sorted(set(reader.schema.types) - set(data))
+    if missing:
+        raise SchemaError(f"{path}: no held-out wordings for {missing}")
+    for rel, sides in data.items():
+        for wording in (*sides["forward"], *sides["inverse"]):
+            cued = [
+                name
+                for vocabulary, name in reader.read(wording.format(name="X")).cues
+                if vocabulary in ("relation", "inverse")
+            ]
+            if cued:
+                raise SchemaError(
+                    f"{path}: {rel} wording {wording!r} uses the planner's phrases for {cued}; "
+                    "held-out wordings must not"
+                )
+    return {
+        rel: {side: tuple(sides[side]) for side in ("forward", "inverse")}
+        for rel, sides in data.items()
+    }
 
 
 def run(
@@ -150,7 +192,7 @@ def _distinct(rows: list[dict], end: str, rng: random.Random, k: int) -> list[tu
 
 def _same_name(agent: GraphAgent, node: str, name: str) -> list[str]:
     """The seed and every node named (or, for documents, titled) exactly like it."""
-    entries = agent.linker.lexicon.by_key.get(name_key(name), [])
+    entries = agent.linker.lexicon.by_key.get(mention_key(name), [])
     return sorted({node} | {e.id for e in entries if e.rule in ("name", "title")})
 
 
@@ -175,14 +217,14 @@ def _variants(
         unique = sorted(
             n
             for n in names or []
-            if name_key(n) != name_key(name) and _links_only_to(agent, n, node)
+            if mention_key(n) != mention_key(name) and _links_only_to(agent, n, node)
         )
         if unique:
             yield variant, rng.choice(unique)
 
 
 def _links_only_to(agent: GraphAgent, text: str, node: str) -> bool:
-    return {e.id for e in agent.linker.lexicon.by_key.get(name_key(text), [])} == {node}
+    return {e.id for e in agent.linker.lexicon.by_key.get(mention_key(text), [])} == {node}
 
 
 def _typo(name: str, rng: random.Random) -> str:
@@ -257,9 +299,9 @@ def _unanswerable(
             (r["subject"], r["subject_name"])
             for rows in edges.values()
             for r in rows[:200]
-            if len(name_key(r["subject_name"] or "")) >= 3  # a real name, not "-"
+            if len(mention_key(r["subject_name"] or "")) >= 3  # a real name, not "-"
             and not reachable
-            & {lexicon.label(e.id) for e in lexicon.by_key.get(name_key(r["subject_name"]), [])}
+            & {lexicon.label(e.id) for e in lexicon.by_key.get(mention_key(r["subject_name"]), [])}
         }  # no node of an answerable kind goes by that name ("Humira" the label and the drug)
         for _, name in rng.sample(sorted(other), min(2, len(other))):
             text = rng.choice(spec.questions.forward).format(name=name)
