@@ -129,10 +129,11 @@ class QuestionReader:
         written = [t.text for t in tokens(question)]
         words = [lemma(w) for w in written]
         lemmas = list(words)
+        surface = [mention_key(w) for w in written]
         for start, end in _entity_ranges(question, entity_spans):
             for i in range(start, end):
-                lemmas[i] = ""
-        found = _find(lemmas, self._phrases)
+                lemmas[i] = surface[i] = ""
+        found = _find(lemmas, surface, self._phrases)
         claimed = {
             i
             for start, p in found
@@ -174,26 +175,37 @@ _VOCABS = ("relation", "inverse", "label", "kind", "attribute", "not_held", "pre
 
 
 def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:
-    """Phrases as lemma sequences, longest first so 'negatively regulate' wins."""
+    """Phrases as lemma sequences, longest first so 'negatively regulate' wins. Inverse
+    phrases keep their written words: "kinds of" asks for subtypes where "kind of" asks for a
+    parent, a difference lemmas would erase."""
     phrases = {
-        _Phrase(tuple(lemma(w) for w in mention_key(text).split()), vocabulary, name)
+        _Phrase(
+            tuple(
+                w if vocabulary == "inverse" else lemma(w) for w in mention_key(text).split()
+            ),
+            vocabulary,
+            name,
+        )
         for text, vocabulary, name in entries
         if mention_key(text)
     }
     return sorted(phrases, key=lambda p: (-len(p.lemmas), p.vocabulary, p.name, p.lemmas))
 
 
-def _find(lemmas: list[str], phrases: list[_Phrase]) -> list[tuple[int, _Phrase]]:
+def _find(
+    lemmas: list[str], surface: list[str], phrases: list[_Phrase]
+) -> list[tuple[int, _Phrase]]:
     """Phrase matches as (position, phrase), in order of position; a longer phrase claims its
     words first, and one span may carry several cues of different vocabularies ("function" is
-    a relation cue, a label noun and a GO aspect)."""
+    a relation cue, a label noun and a GO aspect). Inverse phrases match written words."""
     taken: dict[tuple[int, int], str] = {}
     found: list[tuple[int, _Phrase]] = []
     seen: set[tuple[int, str, str]] = set()
     for phrase in phrases:
         n = len(phrase.lemmas)
-        for start in range(len(lemmas) - n + 1):
-            if tuple(lemmas[start : start + n]) != phrase.lemmas:
+        text = surface if phrase.vocabulary == "inverse" else lemmas
+        for start in range(len(text) - n + 1):
+            if tuple(text[start : start + n]) != phrase.lemmas:
                 continue
             span = (start, start + n)
             overlaps = [s for s in taken if s[0] < span[1] and span[0] < s[1] and s != span]
