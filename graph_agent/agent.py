@@ -26,6 +26,7 @@ from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
+from biokg.graph_agent.paraphrase import RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner, Plan
 from biokg.graph_agent.requests import (
     Attribute,
@@ -78,13 +79,14 @@ class GraphAgent:
         budget: Budget | None = None,
         researcher: Researcher | None = None,
         cache_dir: Path | None = None,
+        matcher: RelationMatcher | None = None,
     ) -> None:
         self.store = store
         self.cache_dir = cache_dir  # where the lexicon is cached; None: it never reloads
         self.schema = schema or load_schema()
         self.linker = linker
         self.budget = budget or Budget()
-        self.planner = DeterministicPlanner(self.schema)
+        self.planner = DeterministicPlanner(self.schema, matcher=matcher)
         self.researcher = researcher
         self.strategies: dict[type[Request], ResearchStep] = {
             Neighbours: BreadthSearch(),
@@ -114,8 +116,9 @@ class GraphAgent:
         """
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
+        embedder = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
         if searchers is None:
-            searchers = index_searchers(store, schema, OnnxEmbedder(settings.cache_dir))
+            searchers = index_searchers(store, schema, embedder)
         reader = QuestionReader(schema)
         linker = EntityLinker(
             lexicon, cue_words=reader.cue_words, nouns=reader.nouns, searchers=searchers
@@ -128,6 +131,7 @@ class GraphAgent:
             budget=budget,
             researcher=researcher,
             cache_dir=settings.cache_dir,
+            matcher=RelationMatcher(schema, embedder),
         )
 
     def refresh(self) -> list[dict]:

@@ -70,6 +70,8 @@ class Intent:
     #: the question's content words that are no linked name and no relation, label, attribute
     #: or grammar cue (kind phrases stay: "complex", "stress granule" describe the answers)
     words: tuple[str, ...] = ()
+    #: linked name → the label a noun right before it gives it ("the gene CALR": Gene)
+    named_as: dict[str, str] = field(default_factory=dict)
 
     @property
     def asks_not_held(self) -> bool:
@@ -130,10 +132,31 @@ class QuestionReader:
         words = [lemma(w) for w in written]
         lemmas = list(words)
         surface = [mention_key(w) for w in written]
-        for start, end in _entity_ranges(question, entity_spans):
+        ranges = _entity_ranges(question, entity_spans)
+        for _, start, end in ranges:
             for i in range(start, end):
                 lemmas[i] = surface[i] = ""
         found = _find(lemmas, surface, self._phrases)
+        # "the protein X", "the leaflet X": a noun right before a name says what the name is,
+        # not what the question asks for
+        named_as = {
+            span: p.name
+            for start, p in found
+            if p.vocabulary == "label"
+            for span, begin, _ in ranges
+            if begin == start + len(p.lemmas)
+        }
+        appositive = {
+            (start, p.name)
+            for start, p in found
+            if p.vocabulary == "label"
+            and any(begin == start + len(p.lemmas) for _, begin, _ in ranges)
+        }
+        found = [
+            (start, p)
+            for start, p in found
+            if p.vocabulary != "label" or (start, p.name) not in appositive
+        ]
         claimed = {
             i
             for start, p in found
@@ -168,6 +191,7 @@ class QuestionReader:
             head=head,
             cues=cues,
             words=content,
+            named_as=named_as,
         )
 
 
@@ -180,9 +204,7 @@ def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:
     parent, a difference lemmas would erase."""
     phrases = {
         _Phrase(
-            tuple(
-                w if vocabulary == "inverse" else lemma(w) for w in mention_key(text).split()
-            ),
+            tuple(w if vocabulary == "inverse" else lemma(w) for w in mention_key(text).split()),
             vocabulary,
             name,
         )
@@ -219,8 +241,8 @@ def _find(
     return sorted(found, key=lambda f: f[0])
 
 
-def _entity_ranges(question: str, spans: Iterable[str]) -> list[tuple[int, int]]:
-    """Token ranges of the question that the linked names cover."""
+def _entity_ranges(question: str, spans: Iterable[str]) -> list[tuple[str, int, int]]:
+    """(name, first token, end token) of each place the linked names cover."""
     words = tokens(question)
     out = []
     for span in spans:
@@ -234,7 +256,7 @@ def _entity_ranges(question: str, spans: Iterable[str]) -> list[tuple[int, int]]
                 joined += keys[end].split()
                 end += 1
             if joined == key:
-                out.append((start, end))
+                out.append((span, start, end))
     return out
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from biokg.graph_agent.intent import Intent, QuestionReader
 from biokg.graph_agent.models import Mention
+from biokg.graph_agent.paraphrase import RelationMatcher, frame
 from biokg.graph_agent.requests import (
     Attribute,
     Chain,
@@ -65,9 +66,16 @@ class DeterministicPlanner:
 
     name = "deterministic"
 
-    def __init__(self, schema: GraphSchema, *, reader: QuestionReader | None = None) -> None:
+    def __init__(
+        self,
+        schema: GraphSchema,
+        *,
+        reader: QuestionReader | None = None,
+        matcher: RelationMatcher | None = None,
+    ) -> None:
         self.schema = schema
         self.reader = reader or QuestionReader(schema)
+        self.matcher = matcher  # reads relationships in words schema/ does not have
         self._kind_labels = {
             value: label
             for label, spec in schema.labels.items()
@@ -123,12 +131,13 @@ class DeterministicPlanner:
                 plan.requests.append(intersection)
                 return plan
         plan.focus = [i for group in plan.seeds[1:] for i in group]
-        plan.requests += self._about(plan.seeds[0], named[0], intent, targets, focus)
+        plan.requests += self._about(question, plan.seeds[0], named[0], intent, targets, focus)
         return plan
 
     # -- one subject ---------------------------------------------------------------------
     def _about(
         self,
+        question: str,
         seeds: list[str],
         mention: Mention,
         intent: Intent,
@@ -148,6 +157,11 @@ class DeterministicPlanner:
         if "Drug" in labels and sections and not intent.relations and not targets:
             return [label_text]  # "What does the boxed warning of X say?"
         relations = self._relations(labels, intent, targets)
+        why = "one-hop over the asked relationships"
+        if not (relations or intent.relations or targets) and self.matcher is not None:
+            matched = self.matcher.match(frame(question, mention.text), labels)
+            if matched is not None:  # "What problems do patients with X have?"
+                relations, why = [matched], "one-hop over the relationship the words paraphrase"
         requests: list[Request] = []
         chain = self._chain(labels, intent)
         if chain is None and not relations:
@@ -155,7 +169,6 @@ class DeterministicPlanner:
         if chain is not None:
             requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
         if relations:
-            why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
         elif not (intent.relations or targets):
             # nothing asked but the entity itself ("Tell me about X"): everything it touches;
@@ -280,6 +293,11 @@ class DeterministicPlanner:
         drug, which HAS_LABEL cannot join to a drug. Next best: a cued relationship touches
         the label.
         """
+        named_as = intent.named_as.get(mention.text)
+        if named_as is not None:  # "the gene CALR", "the leaflet Humira"
+            kind = [c for c in (*mention.candidates, *mention.alternatives) if c.label == named_as]
+            if kind:
+                return [c.id for c in kind]
         asked_first = set(intent.target_labels[:1])
         fitting = [c for c in mention.candidates if self._fits(c.label, intent, asked_first)]
         fitting = fitting or [
