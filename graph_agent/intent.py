@@ -70,6 +70,9 @@ class Intent:
     #: the question's content words that are no linked name and no relation, label, attribute
     #: or grammar cue (kind phrases stay: "complex", "stress granule" describe the answers)
     words: tuple[str, ...] = ()
+    #: how many separate phrases cued relationships: one phrase may cue several types
+    #: ("involved in": a gene's disease or its GO process), which chain nothing
+    relation_phrases: int = 0
     #: linked name → the label a noun right before it gives it ("the gene CALR": Gene)
     named_as: dict[str, str] = field(default_factory=dict)
 
@@ -126,8 +129,19 @@ class QuestionReader:
             for word in p.lemmas
         }
 
-    def read(self, question: str, *, entity_spans: Iterable[str] = ()) -> Intent:
-        """The intent of ``question``; ``entity_spans`` (linked names) are set aside first."""
+    def read(
+        self,
+        question: str,
+        *,
+        entity_spans: Iterable[str] = (),
+        span_labels: dict[str, set[str]] | None = None,
+    ) -> Intent:
+        """The intent of ``question``; ``entity_spans`` (linked names) are set aside first.
+
+        ``span_labels``: the labels each linked name may have; a label noun right before a
+        name of that label names its kind ("the gene CALR") and asks for nothing.
+        """
+        span_labels = span_labels or {}
         written = [t.text for t in tokens(question)]
         words = [lemma(w) for w in written]
         lemmas = list(words)
@@ -139,19 +153,15 @@ class QuestionReader:
         found = _find(lemmas, surface, self._phrases)
         # "the protein X", "the leaflet X": a noun right before a name says what the name is,
         # not what the question asks for
-        named_as = {
-            span: p.name
+        appositives = [
+            (start, p.name, span)
             for start, p in found
             if p.vocabulary == "label"
             for span, begin, _ in ranges
-            if begin == start + len(p.lemmas)
-        }
-        appositive = {
-            (start, p.name)
-            for start, p in found
-            if p.vocabulary == "label"
-            and any(begin == start + len(p.lemmas) for _, begin, _ in ranges)
-        }
+            if begin == start + len(p.lemmas) and p.name in span_labels.get(span, ())
+        ]
+        named_as = {span: label for _, label, span in appositives}
+        appositive = {(start, label) for start, label, _ in appositives}
         found = [
             (start, p)
             for start, p in found
@@ -180,6 +190,7 @@ class QuestionReader:
         return Intent(
             kind=_kind(lemmas, polar),
             relations=by["relation"],
+            relation_phrases=len({start for start, p in found if p.vocabulary == "relation"}),
             target_labels=by["label"],
             inverse=by["inverse"],
             polar=polar,

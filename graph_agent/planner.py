@@ -91,7 +91,13 @@ class DeterministicPlanner:
         strong = [m for m in mentions if m.candidates and not m.weak]
         weak = [m for m in mentions if m.candidates and m.weak]
         unknown = [m for m in mentions if not m.candidates]
-        intent = self.reader.read(question, entity_spans=[m.text for m in strong])
+        intent = self.reader.read(
+            question,
+            entity_spans=[m.text for m in strong],
+            span_labels={
+                m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions
+            },
+        )
         named = _distinct_nodes(strong or weak)
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
@@ -382,9 +388,9 @@ class DeterministicPlanner:
         When the question names kinds of entities, the chain's middle must be one of them (``the
         phenotypes of the diseases associated with TP53``) and an end it names scores higher;
         a question that names no kind of end accepts every kind the second type reaches.
-        Without two cued types there is no chain.
+        Without two cued types, cued by two phrases, there is no chain.
         """
-        if len(intent.relations) < 2:
+        if len(intent.relations) < 2 or intent.relation_phrases < 2:
             return None
         targets = intent.target_labels
         best: tuple[int, Chain] | None = None
