@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -10,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from biokg.cli import console, handle_errors
-from biokg.graph_agent import evaluation
+from biokg.graph_agent import evaluation, question_file
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
 from biokg.settings import Settings
@@ -57,24 +58,38 @@ def search_command(
 def eval_command(
     per_relation: int = typer.Option(8, "--per-relation", help="Seeds per type and direction."),
     seed: int = typer.Option(7, "--seed", help="Random seed (the question set is reproducible)."),
+    questions_file: Path | None = typer.Option(
+        None,
+        "--questions",
+        help="Score a JSON-lines file of questions with gold answers instead "
+        "(e.g. ../shared/eval/dev_questions.jsonl).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
 ) -> None:
-    """Ask questions generated from the graph (gold answers from the graph) and score them."""
+    """Score the agent: on questions generated from the graph (gold from the graph, schema/'s
+    and held-out wordings), or on a file of questions with gold answers."""
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
         agent = GraphAgent.connect(store, settings)
-        questions = evaluation.generate(agent, per_relation=per_relation, seed=seed)
+        if questions_file is not None:
+            asked = question_file.read_questions(questions_file)
+        else:
+            asked = evaluation.generate(agent, per_relation=per_relation, seed=seed)
         columns = (TextColumn("asking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, transient=True) as bars:
-            task = bars.add_task("asking", total=len(questions))
-            report = evaluation.run(
-                agent, questions, progress=lambda done, _: bars.update(task, completed=done)
-            )
-    metrics = report.metrics()
+            task = bars.add_task("asking", total=len(asked))
+
+            def advance(done: int, _: int) -> None:
+                bars.update(task, completed=done)
+
+            if questions_file is not None:
+                metrics = question_file.metrics(question_file.run(agent, asked, progress=advance))
+            else:
+                metrics = evaluation.run(agent, asked, progress=advance).metrics()
     if as_json:
         print(json.dumps(metrics, indent=2))
         return
-    table = Table("set", "metric", "value", title=f"biokg eval ({len(questions)} questions)")
+    table = Table("set", "metric", "value", title=f"biokg eval ({len(asked)} questions)")
     for group, values in metrics.items():
         for name, value in values.items():
             table.add_row(group, name, f"{value:.3f}" if isinstance(value, float) else str(value))
