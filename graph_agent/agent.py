@@ -19,7 +19,7 @@ from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
-from biokg.graph_agent.intent import QuestionReader
+from biokg.graph_agent.intent import QuestionReader, identifier_names
 from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
@@ -80,13 +80,14 @@ class GraphAgent:
         researcher: Researcher | None = None,
         cache_dir: Path | None = None,
         matcher: RelationMatcher | None = None,
+        reader: QuestionReader | None = None,
     ) -> None:
         self.store = store
         self.cache_dir = cache_dir  # where the lexicon is cached; None: it never reloads
         self.schema = schema or load_schema()
         self.linker = linker
         self.budget = budget or Budget()
-        self.planner = DeterministicPlanner(self.schema, matcher=matcher)
+        self.planner = DeterministicPlanner(self.schema, reader=reader, matcher=matcher)
         self.researcher = researcher
         self.strategies: dict[type[Request], ResearchStep] = {
             Neighbours: BreadthSearch(),
@@ -119,7 +120,7 @@ class GraphAgent:
         embedder = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
         if searchers is None:
             searchers = index_searchers(store, schema, embedder)
-        reader = QuestionReader(schema)
+        reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
         linker = EntityLinker(
             lexicon, cue_words=reader.cue_words, nouns=reader.nouns, searchers=searchers
         )
@@ -132,6 +133,7 @@ class GraphAgent:
             researcher=researcher,
             cache_dir=settings.cache_dir,
             matcher=RelationMatcher(schema, embedder),
+            reader=reader,
         )
 
     def refresh(self) -> list[dict]:

@@ -16,8 +16,11 @@ for first (its *head*: "What is the **trade name** of X?", "**When** was X appro
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from biokg.graph_agent.text import (
@@ -25,6 +28,7 @@ from biokg.graph_agent.text import (
     IMPERATIVES,
     QUESTION_GRAMMAR,
     STOP_WORDS,
+    is_common,
     lemma,
     mention_key,
     tokens,
@@ -185,7 +189,15 @@ class QuestionReader:
         if words and words[0] == _WHEN:
             head = (_WHEN, _WHEN)
         attribute = head[1] if head and head[0] == "attribute" and not polar else None
-        if by["prefix"] and head and head[0] != "relation" and attribute in (None, "xrefs"):
+        if (
+            by["prefix"]
+            and (head is None or head[0] != "relation")
+            and attribute
+            in (
+                None,
+                "xrefs",
+            )
+        ):
             attribute = "xrefs"  # "the UNII of X": a prefix alone asks for the identifier
         return Intent(
             kind=_kind(lemmas, polar),
@@ -207,6 +219,37 @@ class QuestionReader:
 
 
 _VOCABS = ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
+
+
+def identifier_names(schema: GraphSchema, cache_dir: Path | None = None) -> list[tuple[str, str]]:
+    """(phrase, prefix) for every CURIE prefix schema/ declares: the prefix itself, bioregistry's
+    name and synonyms for it ("UNII", "Unique Ingredient Identifier", "Disease Ontology",
+    "RxCUI"), so that "the Disease Ontology identifier of X" asks for a DOID xref. Phrases that
+    are common English words ("go", "do") are left out. bioregistry loads slowly (0.5 s), so the
+    list is cached in ``cache_dir``, keyed by the schema's prefixes.
+    """
+    digest = hashlib.sha1(json.dumps(schema.prefixes, sort_keys=True).encode()).hexdigest()[:12]
+    cached = cache_dir / f"identifier-names-{digest}.json" if cache_dir else None
+    if cached is not None and cached.is_file():
+        return [tuple(pair) for pair in json.loads(cached.read_text(encoding="utf-8"))]
+    import bioregistry
+
+    pairs = []
+    for prefix, key in schema.prefixes.items():
+        resource = bioregistry.get_resource(key)
+        names = {prefix, key, prefix.replace(".", " "), prefix.partition(".")[0]}
+        if resource is not None:
+            name = resource.get_name() or ""
+            names |= {name, name.removeprefix("Human "), *resource.get_synonyms()}
+        pairs += [
+            (n, prefix)
+            for n in sorted(names)
+            if len(mention_key(n)) >= 3 and not is_common(mention_key(n))
+        ]
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(pairs), encoding="utf-8")
+    return pairs
 
 
 def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:

@@ -95,6 +95,13 @@ class Lexicon:
         return cls(db, digest=digest)
 
     @classmethod
+    def from_rows(cls, rows: list[dict]) -> Lexicon:
+        """A lexicon in memory from node rows shaped like ``cypher/agent_lexicon.cypher``'s
+        (id, label, name, synonyms, xrefs, symbol, brand_names, generic_names): the unit
+        tests' small lexicons go through the same keys as the graph's."""
+        return cls.from_frames(*_frames(rows))
+
+    @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
         """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
         digest = graph_digest(store.read(cypher.load("agent_data_versions")))
@@ -269,7 +276,11 @@ def graph_digest(versions: list[dict]) -> str:
 
 
 def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
-    rows = store.read(cypher.load("agent_lexicon"), timeout_s=300)
+    return _frames(store.read(cypher.load("agent_lexicon"), timeout_s=300))
+
+
+def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Node and key frames from lexicon rows: every way each node can be named."""
     schema = load_schema()
     documents = {n for n, spec in schema.labels.items() if spec.category == DOCUMENT_CATEGORY}
     nodes = pl.DataFrame(
@@ -278,13 +289,13 @@ def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
     keys: list[tuple[str, str, str, str]] = []
     for row in rows:
         node = row["id"]
-        for rule, ref in [("id", node), *(("xref", x) for x in row["xrefs"] or ())]:
+        for rule, ref in [("id", node), *(("xref", x) for x in row.get("xrefs") or ())]:
             keys.append((ref.casefold(), node, rule, ref))
             local = ref.partition(":")[2]
             if LOCAL_ID.fullmatch(local):
                 keys.append((local.casefold(), node, rule, ref))
         for column, rule in _NAME_COLUMNS.items():
-            value = row[column]
+            value = row.get(column)
             if row["label"] in documents:
                 rule = "title"
             for text in value if isinstance(value, list) else [value] if value else []:

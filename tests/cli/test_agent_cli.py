@@ -64,6 +64,7 @@ def test_eval_json_reports_every_question_set(agent_graph: GraphStore, settings:
     metrics = json.loads(result.output)
     assert set(metrics) == {
         "one_hop",
+        "one_hop_heldout",
         "two_hop",
         "unanswerable",
         "variant_vs_stored_points",
