@@ -189,15 +189,7 @@ class QuestionReader:
         if words and words[0] == _WHEN:
             head = (_WHEN, _WHEN)
         attribute = head[1] if head and head[0] == "attribute" and not polar else None
-        if (
-            by["prefix"]
-            and (head is None or head[0] != "relation")
-            and attribute
-            in (
-                None,
-                "xrefs",
-            )
-        ):
+        if by["prefix"] and (head is None or head == ("attribute", "xrefs")):
             attribute = "xrefs"  # "the UNII of X": a prefix alone asks for the identifier
         return Intent(
             kind=_kind(lemmas, polar),
