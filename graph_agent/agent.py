@@ -122,7 +122,11 @@ class GraphAgent:
             searchers = index_searchers(store, schema, embedder)
         reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
         linker = EntityLinker(
-            lexicon, cue_words=reader.cue_words, nouns=reader.nouns, searchers=searchers
+            lexicon,
+            cue_words=reader.cue_words,
+            cue_phrases=reader.cue_phrases,
+            nouns=reader.nouns,
+            searchers=searchers,
         )
         researcher = LLMResearcher.from_settings(settings)
         return cls(

@@ -82,8 +82,11 @@ class Intent:
 
     @property
     def asks_not_held(self) -> bool:
-        """The question asks for something no source holds (its head is such a topic)."""
-        return self.head is not None and self.head[0] in ("not_held", _WHEN)
+        """The question asks for something no source holds: its head is such a topic, or it
+        names one and no relationship or property ("Where is FBN1 expressed?")."""
+        if self.head is not None and self.head[0] in ("not_held", _WHEN):
+            return True
+        return bool(self.not_held) and not self.relations and self.attribute is None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,15 @@ class QuestionReader:
     def nouns(self) -> set[str]:
         """Lemmas of every label noun: words that may end a name ("Hunter disease")."""
         return {word for p in self._phrases if p.vocabulary == "label" for word in p.lemmas}
+
+    @property
+    def cue_phrases(self) -> set[str]:
+        """One-word cues ("id", "symbol", "function"): a word that is a whole cue by itself."""
+        return {
+            p.lemmas[0]
+            for p in self._phrases
+            if len(p.lemmas) == 1 and p.vocabulary not in ("prefix", "grammar")
+        }
 
     @property
     def cue_words(self) -> set[str]:

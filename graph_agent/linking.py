@@ -111,11 +111,14 @@ class EntityLinker:
         lexicon: Lexicon,
         *,
         cue_words: Iterable[str] = (),
+        cue_phrases: Iterable[str] = (),
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
     ) -> None:
         self.lexicon = lexicon
         self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
+        #: words that are a whole cue alone ("id"): never a name, however written
+        self.cues = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_phrases)
         self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
         self.searchers = tuple(searchers)
 
@@ -211,7 +214,12 @@ class EntityLinker:
                 if all(self._grammar(t.key) or not t.key for t in span):
                     continue
                 if len(span) == 1 and self._ignorable(span[0].key):
-                    continue
+                    # a word of a cue ("trade" of "trade name") written like a symbol is one
+                    # ("TRADE"); a whole cue ("ID") is not
+                    token = span[0]
+                    symbol = words.looks_like_symbol(token.text)
+                    if not symbol or words.lemma(token.key) in self.cues or token.key in self.cues:
+                        continue
                 if not _respects_quotes_and_brackets(tokens, start, end):
                     continue
                 candidates = self._named(_text(question, tokens, start, end), span)

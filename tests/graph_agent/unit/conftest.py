@@ -1,0 +1,100 @@
+"""Fixtures of the agent's fast layer: a small lexicon in memory, no graph engine.
+
+The rows are shaped like the graph's lexicon rows (``cypher/agent_lexicon.cypher``) and go
+through the same key building as the real lexicon (``Lexicon.from_rows``). Names are real ones
+from HPO, OMIM, Orphanet, GO, NCBI Gene and ChEMBL, so that word frequencies and key rules meet
+what they meet on the full graph; which edges exist does not matter here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.graph_agent.intent import QuestionReader
+from biokg.graph_agent.lexicon import Lexicon
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.schema import load_schema
+
+ROWS = [
+    {"id": "OMIM:154700", "label": "Disease", "name": "Marfan syndrome"},
+    {"id": "ORPHA:558", "label": "Disease", "name": "Marfan syndrome"},
+    {"id": "ORPHA:112", "label": "Disease", "name": "Bartter syndrome"},
+    {"id": "OMIM:607364", "label": "Disease", "name": "Bartter syndrome, type 3"},
+    {"id": "OMIM:602522", "label": "Disease", "name": "Bartter syndrome, type 4A"},
+    {"id": "OMIM:162300", "label": "Disease", "name": "Multiple endocrine neoplasia, type IIB"},
+    {
+        "id": "OMIM:309900",
+        "label": "Disease",
+        "name": "Mucopolysaccharidosis, type II",
+        "synonyms": ["Hunter syndrome"],
+    },
+    {"id": "MESH:D006973", "label": "Disease", "name": "Hypertension"},
+    {"id": "HP:0000822", "label": "Phenotype", "name": "Hypertension"},
+    {"id": "HP:0012828", "label": "Phenotype", "name": "Severe"},
+    {
+        "id": "HP:0000006",
+        "label": "Phenotype",
+        "name": "Autosomal dominant inheritance",
+        "synonyms": ["Autosomal dominant"],
+    },
+    {"id": "HP:0001166", "label": "Phenotype", "name": "Arachnodactyly"},
+    {
+        "id": "NCBIGene:2200",
+        "label": "Gene",
+        "name": "fibrillin 1",
+        "symbol": "FBN1",
+        "synonyms": ["MFS1", "SGS"],
+    },
+    # ID1's alias "ID" and an alias spelt like an English word, as the issue met them
+    {
+        "id": "NCBIGene:3397",
+        "label": "Gene",
+        "name": "inhibitor of DNA binding 1",
+        "symbol": "ID1",
+        "synonyms": ["ID", "bHLHb24"],
+    },
+    {
+        "id": "NCBIGene:8717",
+        "label": "Gene",
+        "name": "TNFRSF1A associated via death domain",
+        "symbol": "TRADD",
+        "synonyms": ["Hs.89862", "TRADE"],
+    },
+    {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
+    {
+        "id": "GO:0032991",
+        "label": "GOTerm",
+        "name": "protein-containing complex",
+        "synonyms": ["protein complex"],
+    },
+    {
+        "id": "CHEMBL.COMPOUND:CHEMBL192",
+        "label": "Drug",
+        "name": "SILDENAFIL",
+        "brand_names": ["VIAGRA", "Viagra", "REVATIO"],
+        "generic_names": ["SILDENAFIL CITRATE"],
+        "xrefs": ["UNII:BW9B0ZE037"],
+    },
+    {"id": "UNII:2P299V784P", "label": "Drug", "name": "LEAD"},
+]
+
+
+@pytest.fixture(scope="session")
+def reader() -> QuestionReader:
+    return QuestionReader(load_schema())
+
+
+@pytest.fixture(scope="session")
+def linker(reader: QuestionReader) -> EntityLinker:
+    return EntityLinker(
+        Lexicon.from_rows(ROWS),
+        cue_words=reader.cue_words,
+        cue_phrases=reader.cue_phrases,
+        nouns=reader.nouns,
+    )
+
+
+@pytest.fixture(scope="session")
+def planner(reader: QuestionReader) -> DeterministicPlanner:
+    return DeterministicPlanner(load_schema(), reader=reader)

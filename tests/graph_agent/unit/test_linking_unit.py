@@ -1,0 +1,98 @@
+"""Mention detection on a small in-memory lexicon: which spans of a question are names.
+
+Each question is written here for the rule it exercises; the lexicon is conftest.ROWS.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.models import Mention
+from biokg.graph_agent.text import mention_key
+
+
+def _strong(mentions: list[Mention]) -> dict[str, set[str]]:
+    return {m.text: {c.id for c in m.candidates} for m in mentions if m.candidates and not m.weak}
+
+
+def test_a_common_word_that_names_a_term_is_weak_beside_a_real_name(linker: EntityLinker) -> None:
+    # "Severe" is an HPO term; in this question it is an adjective beside the disease's name
+    mentions = linker.mentions("Which severe phenotypes does Marfan syndrome have?")
+    assert _strong(mentions) == {"Marfan syndrome": {"OMIM:154700", "ORPHA:558"}}
+    [severe] = [m for m in mentions if m.text == "severe"]
+    assert severe.weak and [c.id for c in severe.candidates] == ["HP:0012828"]
+
+
+@pytest.mark.parametrize(
+    ("question", "gene_linked"),
+    [
+        ("What is the trade name of Viagra?", False),  # a word: the brand-name cue
+        ("What does TRADE bind?", True),  # written like a symbol: the alias
+        ("What is the ID of sildenafil?", False),  # "ID" asks for an identifier
+    ],
+    ids=["word", "symbol", "identifier-word"],
+)
+def test_a_gene_alias_counts_when_written_like_a_symbol(
+    linker: EntityLinker, question: str, gene_linked: bool
+) -> None:
+    linked = {c.id for m in linker.mentions(question) for c in m.candidates}
+    assert ("NCBIGene:8717" in linked or "NCBIGene:3397" in linked) is gene_linked
+
+
+def test_a_common_word_naming_a_drug_is_no_subject(linker: EntityLinker) -> None:
+    # LEAD is a drug (a UNII substance); here "lead" is a verb
+    mentions = linker.mentions("Can lead poisoning cause hypertension?")
+    assert _strong(mentions) == {"hypertension": {"MESH:D006973", "HP:0000822"}}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # MFS1 is an alias of FBN1: in brackets after the disease it restates, it is dropped
+        ("What causes Marfan syndrome (MFS1)?", {"Marfan syndrome": {"OMIM:154700", "ORPHA:558"}}),
+        # in brackets after the gene's own name it is the same node: one mention
+        ("What does fibrillin 1 (FBN1) bind?", {"fibrillin 1 (FBN1": {"NCBIGene:2200"}}),
+    ],
+    ids=["other-node-dropped", "same-node-merged"],
+)
+def test_a_parenthesis_restates_the_name_before_it(
+    linker: EntityLinker, question: str, expected: dict[str, set[str]]
+) -> None:
+    assert _strong(linker.mentions(question)) == expected
+
+
+def test_a_quoted_phrase_is_one_name_or_an_unknown_one(linker: EntityLinker) -> None:
+    mentions = linker.mentions('Which drugs treat "long spindly fingers"?')
+    assert [(m.text, m.candidates) for m in mentions] == [("long spindly fingers", [])]
+    [quoted] = linker.mentions('Which genes cause "Marfan syndrome"?')
+    assert {c.id for c in quoted.candidates} == {"OMIM:154700", "ORPHA:558"}
+
+
+def test_a_rare_name_the_graph_lacks_is_reported_unknown(linker: EntityLinker) -> None:
+    mentions = linker.mentions("Which protein is targeted by Zorbaxumab?")
+    assert [(m.text, m.candidates) for m in mentions] == [("Zorbaxumab", [])]
+
+
+def test_slashes_and_dashes_split_names_that_are_not_one(linker: EntityLinker) -> None:
+    mentions = linker.mentions("Are FBN1/TRADD and MECOM-associated syndromes related?")
+    assert {"FBN1", "TRADD"} <= set(_strong(mentions))
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("Hunter's syndrome", "Hunter syndrome"),  # possessive
+        ("multiple endocrine neoplasia type 2B", "Multiple endocrine neoplasia, type IIB"),
+    ],
+    ids=["possessive", "roman-type-number"],
+)
+def test_name_keys_ignore_possessives_and_roman_type_numbers(written: str, stored: str) -> None:
+    assert mention_key(written) == mention_key(stored)
+
+
+def test_a_disease_keeps_its_numbered_forms_as_alternatives(linker: EntityLinker) -> None:
+    [mention] = linker.mentions("Which gene is mutated in Bartter syndrome?")
+    assert [c.id for c in mention.candidates] == ["ORPHA:112"]
+    forms = {c.id for c in mention.alternatives if c.rule == "form"}
+    assert forms == {"OMIM:607364", "OMIM:602522"}  # type 3 and type 4A, not the parent

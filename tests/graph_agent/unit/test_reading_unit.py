@@ -1,0 +1,195 @@
+"""What a question asks (intent) and how it is researched (plan), on the small lexicon.
+
+The planner's choice of typed request is checked for each class of question; the questions
+are written here for the class, with names from conftest.ROWS.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.graph_agent.intent import QuestionReader, identifier_names
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.graph_agent.requests import (
+    Attribute,
+    ChainWalk,
+    ClaimCheck,
+    Intersection,
+    LabelText,
+    Neighbours,
+)
+from biokg.schema import load_schema
+
+
+@pytest.mark.parametrize(
+    ("question", "polar", "negated"),
+    [
+        ("Is Marfan syndrome inherited?", True, False),
+        ("Can mutations in FBN1 cause Marfan syndrome?", True, False),
+        ("Marfan syndrome is not associated with FBN1", True, True),  # a statement to check
+        ("Can you suggest medicines for hypertension?", False, False),  # a polite request
+        ("List the features of Marfan syndrome.", False, False),
+        ("Which genes cause Marfan syndrome?", False, False),
+    ],
+)
+def test_yes_no_questions_and_statements_are_told_from_requests(
+    reader: QuestionReader, question: str, polar: bool, negated: bool
+) -> None:
+    intent = reader.read(question)
+    assert (intent.polar, intent.negated) == (polar, negated)
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
+        ("What is caused by variants in FBN1?", "ASSOCIATED_WITH"),  # lemma: caused → cause
+        ("Which disorders are characterized by arachnodactyly?", "HAS_PHENOTYPE"),
+        ("What is the mode of inheritance of Marfan syndrome?", "HAS_MODE_OF_INHERITANCE"),
+        ("Which receptors does sildenafil block?", "TARGETS"),
+    ],
+)
+def test_relation_cues_are_read_by_lemma(
+    reader: QuestionReader, question: str, relation: str
+) -> None:
+    assert relation in reader.read(question).relations
+
+
+def test_grammar_phrases_are_no_cues(reader: QuestionReader) -> None:
+    # "loss-of-function" holds "function" (a GO cue): as a whole it is how the variant acts
+    intent = reader.read("What is caused by loss-of-function variants in FBN1?")
+    assert intent.relations == ("ASSOCIATED_WITH",)
+    assert intent.kinds == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Where is FBN1 localized?", "cellular_component"),
+        ("What is the function of FBN1?", "molecular_function"),
+        ("Which processes is FBN1 involved in?", "biological_process"),
+        ("What does the boxed warning of Viagra say?", "boxed_warning"),
+        ("What are the side effects of Viagra?", "adverse_reactions"),
+    ],
+)
+def test_kinds_of_answer_are_read_from_schema(
+    reader: QuestionReader, question: str, kind: str
+) -> None:
+    assert kind in reader.read(question).kinds
+
+
+def test_inverse_phrases_keep_their_written_plural(reader: QuestionReader) -> None:
+    # "kinds of" asks for subtypes, "a kind of" for the parent: lemmas would merge the two
+    assert "IS_A" in reader.read("What are the kinds of arachnodactyly?").inverse
+    assert "IS_A" not in reader.read("What is arachnodactyly a kind of?").inverse
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute", "prefixes"),
+    [
+        ("What is the tradename of sildenafil?", "brand_names", ()),
+        ("What is the active ingredient of Viagra?", "name", ()),
+        ("What is the UNII of sildenafil?", "xrefs", ("UNII",)),
+        ("What is the Disease Ontology identifier of Marfan syndrome?", "xrefs", ("DOID",)),
+        ("Which genes does FBN1 interact with?", None, ()),
+    ],
+)
+def test_attribute_questions_name_the_property(
+    tmp_path, question: str, attribute: str | None, prefixes: tuple[str, ...]
+) -> None:
+    schema = load_schema()
+    reader = QuestionReader(schema, prefix_names=identifier_names(schema, tmp_path))
+    intent = reader.read(question)
+    assert intent.attribute == attribute
+    assert set(prefixes) <= set(intent.prefixes)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the GWAS p-value for FBN1?",
+        "When was Viagra approved?",
+        "Is sildenafil metabolized by the liver?",
+        "Where is FBN1 expressed?",
+    ],
+)
+def test_questions_about_data_no_source_holds_are_marked(
+    reader: QuestionReader, question: str
+) -> None:
+    assert reader.read(question).asks_not_held
+
+
+# -- plans ----------------------------------------------------------------------------------
+def _plan(planner: DeterministicPlanner, linker: EntityLinker, question: str):
+    return planner.plan(
+        question,
+        linker.mentions(question),
+        present={"Gene", "GOTerm"} | {"Disease", "Phenotype", "Drug", "Label", "LabelSection"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Marfan syndrome is an autosomal dominant disease", ClaimCheck),
+        ("Is FBN1 associated with Marfan syndrome?", ClaimCheck),
+        ("What is the tradename of sildenafil?", Attribute),
+        ("What does the boxed warning of Viagra say?", LabelText),
+        ("Which genes have both arachnodactyly and Marfan syndrome?", Intersection),
+        ("What protein complex is altered in Marfan syndrome?", ChainWalk),
+        ("What are the features of Marfan syndrome?", Neighbours),
+    ],
+    ids=[
+        "statement",
+        "yes-no",
+        "attribute",
+        "label-text",
+        "conjunction",
+        "schema-chain",
+        "one-hop",
+    ],
+)
+def test_each_class_of_question_gets_its_request(
+    planner: DeterministicPlanner, linker: EntityLinker, question: str, first: type
+) -> None:
+    plan = _plan(planner, linker, question)
+    assert plan.stop is None
+    assert type(plan.requests[0]) is first
+
+
+def test_a_schema_chain_goes_through_genes_to_go_terms(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    [walk] = _plan(planner, linker, "What protein complex is altered in Marfan syndrome?").requests
+    assert (walk.chain.first, walk.chain.via, walk.chain.second) == (
+        "ASSOCIATED_WITH",
+        "Gene",
+        "ANNOTATED_WITH",
+    )
+    assert walk.focus.kinds == ("cellular_component",)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("What is the GWAS p-value for FBN1?", "association statistics"),
+        ("When was Viagra approved?", "dates"),
+        ("Is Zorbaxumab used for hypertension?", "Zorbaxumab"),  # an unknown side of a claim
+        ("Which protein is targeted by Zorbaxumab?", "Zorbaxumab"),  # the only subject
+    ],
+)
+def test_questions_the_graph_cannot_answer_end_planning_with_a_reason(
+    planner: DeterministicPlanner, linker: EntityLinker, question: str, reason: str
+) -> None:
+    plan = _plan(planner, linker, question)
+    assert plan.requests == []
+    assert reason in plan.stop
+
+
+def test_a_weak_mention_is_the_subject_only_when_alone(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    plan = _plan(planner, linker, "Which severe phenotypes does Marfan syndrome have?")
+    assert plan.seeds[0] == ["OMIM:154700", "ORPHA:558"]
+    plan = _plan(planner, linker, "Which diseases are severe?")
+    assert plan.seeds == [["HP:0012828"]]
