@@ -190,8 +190,8 @@ class GraphAgent:
         findings = found.findings
         if plan.focus and any(f.node in plan.focus for f in findings):
             findings = [f for f in findings if f.node in plan.focus]
-        if not findings and not plan.stop:
-            notes.insert(0, _why_empty(mentions, plan))
+        if not findings and not notes:
+            notes.append(_why_empty(mentions, plan))
         answered = bool(answer_nodes(runner.evidence, findings))
         sources = {v["source"]: str(v["version"]) for v in versions}
         answer = Answer(

@@ -8,9 +8,11 @@ node without the property gives no finding, so the answer says the graph holds n
 
 from __future__ import annotations
 
+from biokg.graph_agent.answer import spoken
 from biokg.graph_agent.requests import Attribute
 from biokg.graph_agent.research import Finding, ResearchStep, StepResult
 from biokg.graph_agent.runner import QueryRunner
+from biokg.graph_agent.text import mention_key
 
 #: How a property is named in an answer.
 _SPOKEN = {
@@ -38,20 +40,25 @@ class AttributeLookup(ResearchStep[Attribute]):
             values = _values(row, request)
             if not values:
                 continue
-            node = row["node"]
-            spoken = _SPOKEN.get(request.property, request.property.replace("_", " "))
+            node = runner.evidence.nodes[row["node"]["id"]]
             findings.append(
                 Finding(
-                    node=node["id"],
-                    seed=node["id"],
-                    relation=f"attribute:{request.property}",
+                    node=node.id,
+                    seed=node.id,
+                    relation=spoken_property(request.property),
                     edge_ids=[],
-                    statement=f"{node['name'] or node['id']} ({node['id']}): {spoken}: "
+                    statement=f"{spoken(node)}: {spoken_property(request.property)}: "
                     + "; ".join(values),
                 )
             )
-        note = None if findings else _missing(request)
+        names = ", ".join(spoken(runner.evidence.nodes[r["node"]["id"]]) for r in rows)
+        note = None if findings else _missing(request, names or ", ".join(request.nodes))
         return StepResult(self.name, findings, note=note)
+
+
+def spoken_property(name: str) -> str:
+    """A property as an answer names it ("brand_names" → "brand names")."""
+    return _SPOKEN.get(name, name.replace("_", " "))
 
 
 def _values(row: dict, request: Attribute) -> list[str]:
@@ -61,9 +68,13 @@ def _values(row: dict, request: Attribute) -> list[str]:
         return [i for i in ids if not wanted or i.partition(":")[0] in wanted]
     value = row["value"]
     values = value if isinstance(value, list) else [] if value is None else [value]
-    return list(dict.fromkeys(str(v) for v in values if str(v).strip()))
+    # one spelling per name ("VIAGRA", "Viagra"): mixed case first, as people write it
+    unique: dict[str, str] = {}
+    for text in sorted((str(v) for v in values if str(v).strip()), key=lambda v: v.isupper()):
+        unique.setdefault(mention_key(text) or text, text)
+    return list(unique.values())
 
 
-def _missing(request: Attribute) -> str:
+def _missing(request: Attribute, names: str) -> str:
     asked = " or ".join(request.prefixes) if request.prefixes else request.property
-    return f"the graph holds no {asked.replace('_', ' ')} for these nodes"
+    return f"the graph holds no {spoken_property(asked)} for {names}"

@@ -130,9 +130,7 @@ class QuestionReader:
     def cue_phrases(self) -> set[str]:
         """One-word cues ("id", "symbol", "function"): a word that is a whole cue by itself."""
         return {
-            p.lemmas[0]
-            for p in self._phrases
-            if len(p.lemmas) == 1 and p.vocabulary not in ("prefix", "grammar")
+            p.lemmas[0] for p in self._phrases if len(p.lemmas) == 1 and p.vocabulary != "grammar"
         }
 
     @property
@@ -141,7 +139,8 @@ class QuestionReader:
         return {
             word
             for p in self._phrases
-            if p.vocabulary in ("relation", "inverse", "label", "kind", "attribute", "not_held")
+            if p.vocabulary
+            in ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
             for word in p.lemmas
         }
 

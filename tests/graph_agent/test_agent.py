@@ -208,7 +208,13 @@ def test_empty_question_is_refused(agent: GraphAgent) -> None:
 def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     questions = evaluation.generate(agent, per_relation=2, seed=3)
     kinds = {q.kind for q in questions}
-    assert kinds == {"one_hop", "two_hop", "unanswerable"}
+    assert kinds == {"one_hop", "one_hop_heldout", "two_hop", "unanswerable"}
+    # the held-out split asks the same seeds in other words: none of the planner's phrases
+    heldout = [q for q in questions if q.kind == "one_hop_heldout"]
+    assert {q.seed for q in heldout} <= {q.seed for q in questions if q.kind == "one_hop"}
+    for q in heldout:
+        cues = agent.planner.reader.read(q.text).cues
+        assert not [c for c in cues if c[0] in ("relation", "inverse")], q.text
     report = evaluation.run(agent, questions)
     metrics = report.metrics()
     answered = [
