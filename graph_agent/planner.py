@@ -106,7 +106,12 @@ class DeterministicPlanner:
             return plan
         decisive = [m for m in unknown if _identifier_or_phrase(m.text)]
         if unknown and (not strong or intent.polar or intent.attribute or decisive):
-            names = ", ".join(repr(m.text) for m in decisive or unknown)
+            # an unknown identifier is not repeated: the answer cites only what it found (the
+            # linking event and the answer's mentions show what the question named)
+            names = ", ".join(
+                "an identifier the question names" if ":" in m.text else repr(m.text)
+                for m in decisive or unknown
+            )
             plan.stop = f"{names} is not in the graph (no node has that name, synonym or id)"
             return plan
         if not named:
