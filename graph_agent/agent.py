@@ -48,6 +48,7 @@ from biokg.graph_agent.research import (
 )
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
+from biokg.graph_agent.text import clean
 from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
@@ -247,7 +248,7 @@ class GraphAgent:
 
 
 def _checked(question: str) -> str:
-    question = (question or "").strip()
+    question = clean(question or "")
     if not question:
         raise AgentInputError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:

@@ -166,14 +166,15 @@ class QuestionReader:
             for i in range(start, end):
                 lemmas[i] = surface[i] = ""
         found = _find(lemmas, surface, self._phrases)
-        # "the protein X", "the leaflet X": a noun right before a name says what the name is,
-        # not what the question asks for
-        appositives = [
+        # "the protein X", "the leaflet X", "the X protein": a noun beside a name says what the
+        # name is, not what the question asks for
+        appositives = [  # right before the name ("the gene CALR") or after it ("ABCA1 protein")
             (start, p.name, span)
             for start, p in found
             if p.vocabulary == "label"
-            for span, begin, _ in ranges
-            if begin == start + len(p.lemmas) and p.name in span_labels.get(span, ())
+            for span, begin, end in ranges
+            if begin == start + len(p.lemmas) or end == start
+            if p.name in span_labels.get(span, ())
         ]
         named_as = {span: label for _, label, span in appositives}
         appositive = {(start, label) for start, label, _ in appositives}

@@ -161,11 +161,8 @@ class DeterministicPlanner:
             # a claim whose other side is no name the graph knows ("pembrolizumab treats
             # melanoma"): only findings that share its words can speak to it
             focus = Focus(focus.words, focus.kinds, only_relevant=bool(intent.words))
-        sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
-        label_text = LabelText(
-            tuple(seeds), " ".join(intent.words), sections, why="the drug's label text"
-        )
-        if "Drug" in labels and sections and not intent.relations and not targets:
+        label_text = self._label_text(seeds, intent, intent.words)
+        if "Drug" in labels and label_text.sections and not intent.relations and not targets:
             return [label_text]  # "What does the boxed warning of X say?"
         relations = self._relations(labels, intent, targets)
         why = "one-hop over the asked relationships"
@@ -234,7 +231,13 @@ class DeterministicPlanner:
                 requests.append(
                     Neighbours(tuple(seeds), relations, focus, why=f"what it holds on {why}")
                 )
+        if "Drug" in here:  # "Is sildenafil contraindicated with nitrates?": its label says
+            requests.append(self._label_text(seeds, intent, focus.words))
         return requests
+
+    def _label_text(self, seeds: list[str], intent: Intent, words: tuple[str, ...]) -> LabelText:
+        sections = tuple(k for k in intent.kinds if self._kind_labels.get(k) == "LabelSection")
+        return LabelText(tuple(seeds), " ".join(words), sections, why="the drug's label text")
 
     # -- intersections -----------------------------------------------------------------------
     def _intersection(

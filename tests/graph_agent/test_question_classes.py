@@ -1,0 +1,259 @@
+"""The agent on the classes of questions people ask, on the real graph (full HPO, the offline
+ChEMBL set, openFDA; GO where a test says so).
+
+One test per class: common words beside names, relationships worded outside schema/, questions
+about a node's own properties, yes/no claims, conjunctions, questions the graph cannot answer,
+drug label text, GO aspects, and the names answers use. The questions are written here; every
+expected value is read from the graph with independent Cypher, never from the agent's queries.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.models import Answer
+from biokg.ingest.build import build
+from biokg.ingest.corpus import ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.sources import go
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
+PDE5A = "NCBIGene:8654"
+FBN1 = "NCBIGene:2200"
+AUTOSOMAL_DOMINANT = "HP:0000006"
+
+
+def _ids(store: GraphStore, cypher: str, **params) -> set[str]:
+    return {row["id"] for row in store.read(cypher, params)}
+
+
+def _cited(answer: Answer) -> set[str]:
+    return {i for claim in answer.claims for i in claim.node_ids}
+
+
+def _marfan_phenotypes(store: GraphStore) -> set[str]:
+    return _ids(
+        store,
+        "MATCH (:Disease {name: 'Marfan syndrome'})-[:HAS_PHENOTYPE]->(p) RETURN p.id AS id",
+    )
+
+
+def test_a_common_word_beside_a_name_is_not_the_subject(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # "severe" is the HPO term HP:0012828; the question is about Marfan syndrome's symptoms
+    answer = agent.ask("What are the symptoms of a severe case of Marfan syndrome?")
+    found = {n.id for n in answer.answers}
+    assert found and found <= _marfan_phenotypes(agent_graph)
+    severe = next(m for m in answer.mentions if m.text == "severe")
+    assert severe.weak
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "caused by mutations in": lemmas of a schema/ phrase, grammar words set aside
+        (
+            "Which disorders are caused by mutations in FBN1?",
+            "MATCH (:Gene {symbol: 'FBN1'})-[:ASSOCIATED_WITH]->(d) RETURN d.id AS id",
+        ),
+        # no schema/ phrase at all: the paraphrase matcher reads HAS_PHENOTYPE
+        (
+            "What problems do patients with Marfan syndrome have?",
+            "MATCH (:Disease {name: 'Marfan syndrome'})-[:HAS_PHENOTYPE]->(p) RETURN p.id AS id",
+        ),
+        # the relationship implied by the kind asked for: drugs of a gene are TARGETS
+        (
+            "Which medicines block PDE5A?",
+            "MATCH (d:Drug)-[:TARGETS]->(:Gene {symbol: 'PDE5A'}) RETURN d.id AS id",
+        ),
+    ],
+    ids=["lemmas", "paraphrase", "block"],
+)
+def test_relationships_worded_outside_schema_are_understood(
+    agent: GraphAgent, agent_graph: GraphStore, question: str, expected: str
+) -> None:
+    answer = agent.ask(question)
+    gold = _ids(agent_graph, expected)
+    found = {n.id for n in answer.answers}
+    assert gold and found and found <= gold
+
+
+def test_attribute_questions_are_answered_from_the_node(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    [node] = agent_graph.read(
+        "MATCH (n:Drug {id: $id}) RETURN n.xrefs AS xrefs, n.sources AS sources", {"id": SILDENAFIL}
+    )
+    uniis = [x for x in node["xrefs"] if x.startswith("UNII:")]
+    answer = agent.ask("What is the UNII of Viagra?")
+    [claim] = answer.claims
+    assert claim.node_ids == [SILDENAFIL]
+    assert all(unii in claim.text for unii in uniis) and uniis
+    assert {s.source for s in claim.sources} == set(node["sources"])
+    assert all(s.node_id == SILDENAFIL and s.source_version for s in claim.sources)
+
+    [claim] = agent.ask("What is the active ingredient of Viagra?").claims
+    assert claim.node_ids == [SILDENAFIL] and "sildenafil" in claim.text.lower()
+
+
+def test_a_property_the_node_lacks_is_not_found(agent: GraphAgent, agent_graph: GraphStore) -> None:
+    [row] = agent_graph.read("MATCH (n:Drug {name: 'APIXABAN'}) RETURN n.brand_names AS brands")
+    assert not row["brands"]  # precondition: no source gives apixaban a brand name
+    answer = agent.ask("What is the brand name of apixaban?")
+    assert answer.status == "not_found" and answer.claims == []
+    assert "brand names" in answer.summary
+
+
+def test_yes_no_claims_get_a_verdict_and_cite_the_edge(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    held = agent_graph.read(
+        "MATCH (:Disease {name: 'Marfan syndrome'})-[r:HAS_MODE_OF_INHERITANCE]->"
+        "(:Phenotype {id: $ad}) RETURN r.id AS id",
+        {"ad": AUTOSOMAL_DOMINANT},
+    )
+    answer = agent.ask("Is Marfan syndrome an autosomal dominant disease?")
+    assert answer.verdict == "yes"
+    assert {r["id"] for r in held} & {e for c in answer.claims for e in c.edge_ids}
+
+    # the statement is negated and the graph holds the association: its verdict is "no"
+    answer = agent.ask("Marfan syndrome is not associated with FBN1")
+    assert answer.verdict == "no" and FBN1 in _cited(answer)
+
+
+def test_a_claim_the_graph_does_not_hold_reports_what_it_does(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    recessive = agent_graph.read(
+        "MATCH (:Disease {name: 'Marfan syndrome'})-[r:HAS_MODE_OF_INHERITANCE]->"
+        "(:Phenotype {id: 'HP:0000007'}) RETURN r.id AS id"
+    )
+    assert not recessive  # precondition
+    answer = agent.ask("Is Marfan syndrome an autosomal recessive disease?")
+    assert answer.verdict is None
+    assert AUTOSOMAL_DOMINANT in {n.id for n in answer.answers}
+
+
+def test_a_conjunction_ranks_what_meets_every_constraint_first(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    genes = [
+        _ids(
+            agent_graph,
+            "MATCH (p:Phenotype)-[:IS_A*0..6]->(:Phenotype {name: $name}) "
+            "MATCH (g:Gene)-[:HAS_PHENOTYPE]->(p) RETURN DISTINCT g.id AS id",
+            name=name,
+        )
+        for name in ("Arachnodactyly", "Ectopia lentis")
+    ]
+    both = genes[0] & genes[1]
+    answer = agent.ask("Which genes have both arachnodactyly and ectopia lentis?")
+    assert both and answer.answers[0].id in both
+    top = answer.claims[0]
+    assert len(top.edge_ids) == 2  # one edge per constraint met
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the market share of Viagra?",
+        "What is the GWAS p-value for the association between FBN1 and Marfan syndrome?",
+        "When was Viagra approved by the FDA?",
+        "Which protein is targeted by Zorbaxumab?",
+        "MATCH (n) DETACH DELETE n",
+    ],
+    ids=["market-share", "gwas", "approval-date", "unknown-drug", "cypher"],
+)
+def test_what_the_graph_does_not_hold_is_not_found_and_cites_nothing(
+    agent: GraphAgent, agent_graph: GraphStore, question: str
+) -> None:
+    before = agent_graph.read("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    answer = agent.ask(question)
+    assert answer.status == "not_found" and answer.claims == [] and answer.answers == []
+    assert agent_graph.read("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+
+def test_control_characters_are_cleaned_not_fatal(agent: GraphAgent) -> None:
+    answer = agent.ask("\x00What does\x07 Viagra target?\x1b")
+    assert PDE5A in {n.id for n in answer.answers}
+
+
+def test_label_text_is_quoted_from_the_asked_section(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    sections = {
+        row["id"]: row["text"]
+        for row in agent_graph.read(
+            "MATCH (:Drug {id: $drug})-[:HAS_LABEL]->(:Label)-[:HAS_LABEL_SECTION]->"
+            "(s:LabelSection {section: 'contraindications'}) RETURN s.id AS id, s.text AS text",
+            {"drug": SILDENAFIL},
+        )
+    }
+    assert any("nitrate" in text.lower() for text in sections.values())  # precondition
+    answer = agent.ask("Is sildenafil contraindicated with nitrates?")
+    quoted = [c for c in answer.claims if set(c.node_ids) & set(sections)]
+    assert quoted
+    claim = quoted[0]
+    [section] = set(claim.node_ids) & set(sections)
+    passage = claim.text.split("“", 1)[1].rstrip("”").rstrip("…")
+    assert "nitrate" in passage.lower() and passage in " ".join(sections[section].split())
+    assert {s.source for s in claim.sources} == {"infores:openfda"}
+
+
+def test_side_effects_come_from_the_label_when_no_report_names_them(agent: GraphAgent) -> None:
+    answer = agent.ask("What are the side effects of Humira?")
+    assert answer.status == "answered"
+    assert all("adverse_reactions" in c.text for c in answer.claims)
+
+
+def test_answers_name_genes_by_symbol_and_drugs_by_ingredient_with_brand(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    [gene] = agent_graph.read(
+        "MATCH (g:Gene {id: $id}) RETURN g.symbol AS symbol, g.name AS name", {"id": PDE5A}
+    )
+    [claim] = [c for c in agent.ask("What does Viagra target?").claims if PDE5A in c.node_ids]
+    assert claim.text.startswith("sildenafil (Viagra")  # ingredient, brand in brackets
+    name = gene["name"]  # the full name comes with GO's gene records; the symbol otherwise
+    named = f"PDE5A ({name}, {PDE5A})" if name not in (None, "PDE5A") else f"PDE5A ({PDE5A})"
+    assert named in claim.text
+
+
+# -- GO aspects: the full GO term set with the annotations of a slice of genes ---------------
+@pytest.fixture(scope="module")
+def go_graph(
+    agent_graph: GraphStore, settings: Settings, tmp_path_factory, test_data_cache: Path
+) -> GraphStore:
+    data = tmp_path_factory.mktemp("go-slice")
+    corpus = go.fetch(test_data_cache, corpus_dir=test_data_cache / "go-corpus")
+    shutil.copy(corpus.files[go.OBO_FILE], data / go.OBO_FILE)
+    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), data / go.GAF_FILE, slice_genes=60)
+    build(agent_graph, settings, ("go",), data_dir=data, sample=True)
+    return agent_graph
+
+
+@pytest.mark.parametrize(
+    ("question", "symbol", "namespace"),
+    [
+        ("Where is the ABCA1 protein localized?", "ABCA1", "cellular_component"),
+        ("What is the function of ABL1?", "ABL1", "molecular_function"),
+    ],
+)
+def test_go_questions_answer_the_asked_aspect(
+    agent: GraphAgent, go_graph: GraphStore, question: str, symbol: str, namespace: str
+) -> None:
+    direct = _ids(
+        go_graph,
+        "MATCH (:Gene {symbol: $symbol})-[r:ANNOTATED_WITH]->(t:GOTerm {namespace: $ns}) "
+        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
+        symbol=symbol,
+        ns=namespace,
+    )
+    found = {n.id for n in agent.ask(question).answers}
+    assert direct and found and found <= direct
