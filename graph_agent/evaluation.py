@@ -135,14 +135,16 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
     return questions
 
 
-def heldout_wordings(reader: QuestionReader) -> dict[str, dict[str, tuple[str, ...]]]:
-    """The held-out wordings (``eval_wordings.yaml``) per type and direction.
+def heldout_wordings(
+    reader: QuestionReader, path: Path | None = None
+) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The held-out wordings (``eval_wordings.yaml``, or ``path``) per type and direction.
 
     Raises:
         SchemaError: a wording contains a phrase the planner reads (the split would then
             measure the planner's own vocabulary), or the file misses a type of schema/.
     """
-    path = Path(__file__).with_name("eval_wordings.yaml")
+    path = path or Path(__file__).with_name("eval_wordings.yaml")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     missing = sorted(set(reader.schema.types) - set(data))
     if missing:

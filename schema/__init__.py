@@ -296,6 +296,25 @@ def render_markdown(schema: GraphSchema) -> str:
             f"{', '.join(spec.to_labels)} | {props} | {', '.join(spec.qualifiers) or '-'} | "
             f"{(spec.questions.forward or spec.questions.inverse or ('-',))[0]} |"
         )
+    out += [
+        "",
+        "## How questions are read",
+        "",
+        "The agent's planner reads these by lemma (see `graph_agent/intent.py`).",
+        "",
+        "| label | kinds (property: value: phrases) |",
+        "|---|---|",
+    ]
+    for label, spec in sorted(schema.labels.items()):
+        if spec.kinds is not None:
+            values = "; ".join(
+                f"{value}: {', '.join(phrases[:4])}" for value, phrases in spec.kinds.values.items()
+            )
+            out.append(f"| {label} | `{spec.kinds.property}`: {values} |")
+    out += ["", "| property asked for | phrases |", "|---|---|"]
+    out += [f"| `{p}` | {', '.join(phrases)} |" for p, phrases in schema.asked_properties.items()]
+    out += ["", "| topic no source holds | phrases |", "|---|---|"]
+    out += [f"| {t} | {', '.join(phrases)} |" for t, phrases in schema.not_held.items()]
     out += ["", "## CURIE prefixes", "", "| prefix | bioregistry |", "|---|---|"]
     out += [f"| {p} | {k} |" for p, k in sorted(schema.prefixes.items())]
     return "\n".join(out) + "\n"
