@@ -126,6 +126,7 @@ class GraphAgent:
             lexicon,
             cue_words=reader.cue_words,
             cue_phrases=reader.cue_phrases,
+            cue_sequences=reader.cue_sequences,
             nouns=reader.nouns,
             searchers=searchers,
         )

@@ -12,8 +12,9 @@
   split measures what the agent understands beyond its own vocabulary.
 * **two-hop**: a chain of two types (``describe_*`` of the first nested in a question of the
   second: "What are the phenotypes of the diseases associated with TP53?"); gold = the ends.
-* **unanswerable**: invented drug-like names, and real entities asked a relationship their
-  label cannot have; the right answer is "not found in the graph".
+* **unanswerable**: invented drug-like names, and real entities asked a relationship that no
+  path of one or two types in schema/ gives their label; the right answer is "not found in the
+  graph".
 
 Metrics: Hit@1, Hit@5, MRR, abstention on unanswerable, citation precision (cited ids in the
 evidence graph and on the claim's path), citations in evidence (must be 100%), variant spread
@@ -38,6 +39,7 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.models import Answer
 from biokg.graph_agent.text import mention_key
+from biokg.schema import GraphSchema
 
 SAMPLE_EDGES = 3_000
 _SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")
@@ -287,16 +289,10 @@ def _unanswerable(
     for rel in present:
         spec = schema.types[rel]
         answers = set(spec.to_labels)
-        reachable = {  # labels some type joins to this type's answer labels: answerable
-            label
-            for other in schema.types.values()
-            for here, there in (
-                (other.from_labels, other.to_labels),
-                (other.to_labels, other.from_labels),
-            )
-            if answers & set(there)
-            for label in here
-        }
+        # labels within two hops of this type's answer labels: answerable (the planner
+        # follows a chain schema/ implies: a drug's GO processes are its targets')
+        near = _joined(schema, answers)
+        reachable = near | _joined(schema, near)
         other = {
             (r["subject"], r["subject_name"])
             for rows in edges.values()
@@ -309,6 +305,20 @@ def _unanswerable(
             text = rng.choice(spec.questions.forward).format(name=name)
             out.append(EvalQuestion("unanswerable", text, frozenset(), "none", rel))
     return out
+
+
+def _joined(schema: GraphSchema, labels: set[str]) -> set[str]:
+    """Labels some relationship type joins to one of ``labels``."""
+    return {
+        label
+        for other in schema.types.values()
+        for here, there in (
+            (other.from_labels, other.to_labels),
+            (other.to_labels, other.from_labels),
+        )
+        if labels & set(there)
+        for label in here
+    }
 
 
 def _ranking(rows: list[EvalResult]) -> dict[str, float]:

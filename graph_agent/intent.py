@@ -127,6 +127,12 @@ class QuestionReader:
         return {word for p in self._phrases if p.vocabulary == "label" for word in p.lemmas}
 
     @property
+    def cue_sequences(self) -> set[tuple[str, ...]]:
+        """Cues of several words ("go term", "trade name"): where one occurs, its words are
+        no names ("What GO terms …" is no question about the gene alias GO)."""
+        return {p.lemmas for p in self._phrases if len(p.lemmas) > 1}
+
+    @property
     def cue_phrases(self) -> set[str]:
         """One-word cues ("id", "symbol", "function"): a word that is a whole cue by itself."""
         return {

@@ -112,6 +112,7 @@ class EntityLinker:
         *,
         cue_words: Iterable[str] = (),
         cue_phrases: Iterable[str] = (),
+        cue_sequences: Iterable[tuple[str, ...]] = (),
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
     ) -> None:
@@ -120,6 +121,7 @@ class EntityLinker:
         #: words that are a whole cue alone ("id"): never a name, however written
         self.cues = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_phrases)
         self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
+        self.sequences = frozenset(cue_sequences)  # cues of several words ("go term")
         self.searchers = tuple(searchers)
 
     def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
@@ -208,11 +210,14 @@ class EntityLinker:
         """Spans naming nodes exactly, chosen for the whole question: strong before weak,
         longer before shorter, better matched before worse; never overlapping."""
         found: list[_Span] = []
+        in_cues = self._in_cues(tokens)
         for start in range(len(tokens)):
             for end in range(min(len(tokens), start + MAX_SPAN_TOKENS), start, -1):
                 span = tokens[start:end]
                 if all(self._grammar(t.key) or not t.key for t in span):
                     continue
+                if len(span) == 1 and start in in_cues:
+                    continue  # "GO" of "GO terms": a word of a cue that is there
                 if len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not
@@ -232,6 +237,17 @@ class EntityLinker:
             if all(span.end <= s.start or span.start >= s.end for s in chosen):
                 chosen.append(span)
         return chosen
+
+    def _in_cues(self, tokens: list[_Token]) -> set[int]:
+        """Positions of the words of multi-word cues that occur in the question."""
+        forms = [(t.key, words.lemma(t.key)) for t in tokens]
+        out: set[int] = set()
+        for sequence in self.sequences:
+            n = len(sequence)
+            for start in range(len(tokens) - n + 1):
+                if all(w in forms[start + i] for i, w in enumerate(sequence)):
+                    out.update(range(start, start + n))
+        return out
 
     def _whole_phrases(
         self, question: str, tokens: list[_Token], spans: list[_Span]

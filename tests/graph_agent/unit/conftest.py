@@ -61,6 +61,13 @@ ROWS = [
         "symbol": "TRADD",
         "synonyms": ["Hs.89862", "TRADE"],
     },
+    {
+        "id": "NCBIGene:54363",
+        "label": "Gene",
+        "name": "hydroxyacid oxidase 1",
+        "symbol": "HAO1",
+        "synonyms": ["GO", "GOX1"],
+    },
     {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
     {
         "id": "GO:0032991",
@@ -91,6 +98,7 @@ def linker(reader: QuestionReader) -> EntityLinker:
         Lexicon.from_rows(ROWS),
         cue_words=reader.cue_words,
         cue_phrases=reader.cue_phrases,
+        cue_sequences=reader.cue_sequences,
         nouns=reader.nouns,
     )
 

@@ -40,6 +40,13 @@ def test_a_gene_alias_counts_when_written_like_a_symbol(
     assert ("NCBIGene:8717" in linked or "NCBIGene:3397" in linked) is gene_linked
 
 
+def test_a_word_of_a_cue_that_is_there_is_no_name(linker: EntityLinker) -> None:
+    # "GO" is an alias of HAO1, written like a symbol; here it is the "GO term" cue
+    mentions = linker.mentions("What GO terms is FBN1 annotated with?")
+    assert _strong(mentions) == {"FBN1": {"NCBIGene:2200"}}
+    assert "NCBIGene:54363" not in {c.id for m in mentions for c in m.candidates}
+
+
 def test_a_common_word_naming_a_drug_is_no_subject(linker: EntityLinker) -> None:
     # LEAD is a drug (a UNII substance); here "lead" is a verb
     mentions = linker.mentions("Can lead poisoning cause hypertension?")
