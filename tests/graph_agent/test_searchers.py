@@ -6,17 +6,19 @@ the real all-MiniLM-L6-v2 model and deleted afterwards.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from biokg.errors import StoreError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, index_searchers
-from biokg.ingest.embed import SentenceTransformerEmbedder, embed_graph
+from biokg.ingest.embed import HashingEmbedder, SentenceTransformerEmbedder, embed_graph
 from biokg.ingest.vector_cache import VectorCache
 from biokg.schema import load_schema
 from biokg.store import GraphStore
@@ -95,3 +97,24 @@ def test_index_searches_while_linking_are_logged_with_the_question(
     assert any("vector" in q.cypher and q.params["k"] and q.rows >= 1 for q in searches)
     research = [q for q in answer.queries if q.step != "link:search"]
     assert 0 < len(research) <= 2  # linking spent none of the two-query research budget
+
+
+class _BrokenSearcher:
+    """A searcher of our own protocol whose engine call fails, as a cold index did."""
+
+    rule = "vector"
+
+    def __call__(self, text: str, read=None) -> list[tuple[str, float]]:
+        raise StoreError("the command exceeded the arcadedb.command.timeout of 300000ms")
+
+
+def test_a_failing_linking_search_is_skipped_and_logged(
+    agent_graph: GraphStore, exposures: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    lexicon = Lexicon.load(agent_graph, exposures)
+    fulltext, _ = index_searchers(agent_graph, load_schema(), HashingEmbedder())
+    linker = EntityLinker(lexicon, searchers=(_BrokenSearcher(), fulltext))
+    with caplog.at_level(logging.WARNING, logger="biokg.graph_agent.linking"):
+        [best] = linker.link("zyxoquartz")
+    assert (best.id, best.rule) == ("CHEBI:99100002", "fulltext")  # the other searcher's hit
+    assert "linking search vector skipped" in caplog.text

@@ -24,6 +24,7 @@ from biokg.ingest.embed import (
     text_chunks,
     vector_search,
 )
+from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.ingest.vector_cache import VectorCache, cache_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
@@ -279,3 +280,16 @@ def test_real_model_links_lay_terms_to_hpo_names(
         [(node_id, score), *_] = vector_search(store, "Exposure", embedder.embed([query])[0], k=3)
         assert names[int(node_id.removeprefix("CHEBI:99000"))] == expected, query
         assert score > 0.75
+
+
+def test_onnx_question_embedder_gives_the_packaged_models_vectors(tmp_path: Path) -> None:
+    # texts of different lengths in one batch: padding must not change any vector
+    texts = ["high blood pressure", "Hypertension", "What does Viagra target in the body?"]
+    onnx = OnnxEmbedder(tmp_path)
+    reference = SentenceTransformerEmbedder().embed(texts)
+    got = onnx.embed(texts)
+    assert onnx.path.is_file()  # exported once into the cache folder
+    for mine, theirs in zip(got, reference, strict=True):
+        assert max(abs(a - b) for a, b in zip(mine, theirs, strict=True)) < 1e-5
+    assert onnx.model_id == SentenceTransformerEmbedder().model_id  # one vector cache
+    assert onnx.knows("pressure") and not onnx.knows("zorbaxinol")
