@@ -107,7 +107,8 @@ def _print_answer(answer: Answer, *, explain: bool) -> None:
     if explain:
         for m in answer.mentions:
             found = ", ".join(f"{c.id} {c.name} ({c.rule} {c.score:.2f})" for c in m.candidates)
-            dim(f"linked {m.text!r} → {found}")
+            weak = " (weak: a common word or a guess)" if m.weak else ""
+            dim(f"linked {m.text!r} → {found or 'nothing: not in the graph'}{weak}")
         for q in answer.queries:
             dim(f"query {q.step}: {q.rows} rows, {q.ms:.1f} ms")
             dim(f"{q.cypher.strip()}\n{json.dumps(q.params)}")
@@ -115,7 +116,8 @@ def _print_answer(answer: Answer, *, explain: bool) -> None:
     for i, claim in enumerate(answer.claims, 1):
         plain(f"[{i}] {claim.text}")
         for s in claim.sources:
-            plain(f"    edge {s.edge_id}: {s.source} {s.source_version} {s.source_record[:120]}")
+            cited = f"edge {s.edge_id}" if s.edge_id else f"node {s.node_id}"
+            plain(f"    {cited}: {s.source} {s.source_version} {s.source_record[:120]}")
     versions = ", ".join(f"{v['source']} {v['version']}" for v in answer.data_versions)
     dim(
         f"{answer.planner} planner · {len(answer.queries)} queries · graph "
