@@ -124,7 +124,7 @@ class GraphWriter:
         lookup = cypher.load("write_lookup_nodes")
         touch = cypher.load("write_touch_stubs")
         created = updated = 0
-        what = f"{'stub ' if stub else ''}{label} nodes"
+        what = f"{_short(release.source)} {'stub ' if stub else ''}{label} nodes"
         for done, rows in self._batches(frame):
             ids = [row["id"] for row in rows]
 
@@ -167,6 +167,11 @@ class GraphWriter:
             pl.lit(release.load_id).alias("load_id")
         )
         written = 0
+        what = f"{_short(release.source)} {rel_type} edges"
+
+        def advance(done: int) -> None:  # one bar over every part of this type
+            progress(what, written + done, frame.height)
+
         for (subject_label, object_label), part in frame.group_by(
             "subject_label", "object_label", maintain_order=True
         ):
@@ -181,7 +186,7 @@ class GraphWriter:
                     .replace("{from}", self._declared_label(subject_label))
                     .replace("{to}", self._declared_label(object_label))
                 )
-                written += self._edge_batches(statement, rows, rel_type, release, progress)
+                written += self._edge_batches(statement, rows, rel_type, release, advance)
         return written
 
     def _declared_label(self, label: str) -> str:
@@ -195,7 +200,7 @@ class GraphWriter:
         frame: pl.DataFrame,
         rel_type: str,
         release: Release,
-        progress: Progress,
+        advance: Callable[[int], None],
     ) -> int:
         written = 0
         for done, rows in self._batches(frame):
@@ -214,7 +219,7 @@ class GraphWriter:
                     "batch; an endpoint node is missing from the graph"
                 )
             written += count
-            progress(f"{rel_type} edges", done, frame.height)
+            advance(done)
         return written
 
     def _delete_stale(self, rel_type: str, release: Release) -> int:
@@ -251,3 +256,8 @@ class GraphWriter:
             chunk = frame.slice(offset, self.batch_size)
             rows = [{k: v for k, v in row.items() if v is not None} for row in chunk.to_dicts()]
             yield offset + chunk.height, rows
+
+
+def _short(source: str) -> str:
+    """``infores:openfda`` → ``openfda``: the bar's name says which source loads."""
+    return source.removeprefix("infores:")

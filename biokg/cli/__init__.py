@@ -47,7 +47,7 @@ def progress_bars() -> Iterator[Callable[[str, int, int], None]]:
         def progress(what: str, done: int, total: int) -> None:
             if what not in tasks:
                 tasks[what] = bars.add_task(what, total=total)
-            bars.update(tasks[what], completed=done)
+            bars.update(tasks[what], completed=done, total=total)
 
         yield progress
 

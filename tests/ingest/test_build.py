@@ -214,3 +214,27 @@ def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Se
     recorded = json.loads(version["c"])
     assert {k.removeprefix("edges:"): n for k, n in recorded.items() if "edges:" in k} == counts
     assert result.skipped or result.edges_written == sum(counts.values())
+
+
+def test_progress_counts_each_bar_up_to_its_own_total(
+    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+) -> None:
+    data = go_data(tmp_path / "go-progress", test_data_cache, genes=140)
+    small_batches = dataclasses.replace(settings, batch_size=150)
+    seen: dict[str, list[tuple[int, int]]] = {}
+    [result] = build(
+        store,
+        small_batches,
+        ("go",),
+        data_dir=data,
+        sample=True,
+        progress=lambda what, done, total: seen.setdefault(what, []).append((done, total)),
+    )
+    assert not result.skipped and seen
+    for what, steps in seen.items():
+        assert what.startswith("go ")  # the bar names its source
+        dones, totals = [d for d, _ in steps], {t for _, t in steps}
+        assert len(totals) == 1, (what, totals)  # one total per bar, never another part's
+        assert dones == sorted(dones) and dones[-1] == totals.pop(), (what, steps)
+    edges = sum(steps[-1][0] for what, steps in seen.items() if what.endswith(" edges"))
+    assert edges == result.edges_written
