@@ -47,7 +47,7 @@ QUESTION_GRAMMAR = frozenset(
     deficiency deficient alteration alterations altered change changes patient patients
     individual individuals people person human humans mammal mammals case cases carrier
     carriers key main major predominantly mainly typically usually often commonly rare
-    known reported described characteristic characteristics clinical typical main
+    known reported described characteristic characteristics clinical typical
     summarize summarise describe explain suggest recommend effective effectively
     particularly specifically especially involved implicated responsible underlying
     basis genetic genetics molecular cause caused causes causing role roles
