@@ -180,12 +180,12 @@ class GraphAgent:
             for result in self._research(question, mentions, plan, runner):
                 yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
                 queued.clear()
+                if result.note:  # what a step could not do, or a caveat on what it found
+                    notes.append(result.note)
                 if result.findings:
                     found = result
                     yield StepEvent(kind="partial", data={"found": len(result.findings)})
                     break
-                if result.note:
-                    notes.append(result.note)
         except BudgetExceededError as err:
             notes.append(str(err))
         yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)

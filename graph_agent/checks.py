@@ -16,8 +16,8 @@ and the answer says the graph holds nothing either way.
 
 from __future__ import annotations
 
-from biokg.graph_agent.requests import ClaimCheck
-from biokg.graph_agent.research import Finding, ResearchStep, StepResult
+from biokg.graph_agent.requests import ClaimCheck, Neighbours
+from biokg.graph_agent.research import BreadthSearch, Finding, ResearchStep, StepResult
 from biokg.graph_agent.runner import QueryRunner
 
 #: Subtypes taken into a claim's objects, and rows read per query.
@@ -57,6 +57,19 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
         unjoined = not findings and not request.types
         if (unjoined or summarising) and runner.remaining_queries > 1:
             findings += _paths(runner, {**params, "types": []})
+        others = [s for s in request.subjects if s not in {f.seed for f in findings}]
+        if findings and others and request.held and runner.remaining_queries > 1:
+            # an ambiguous name ("progeria": two diseases, one recessive, one dominant): what
+            # the claim does not hold for is shown too, and no verdict is given for the name
+            shown = BreadthSearch().run(runner, Neighbours(tuple(others), request.held))
+            held = [f for f in shown.findings if not f.negated]
+            if held:
+                note = (
+                    f"the claim holds for {len({f.seed for f in findings})} of the "
+                    f"{len(request.subjects)} nodes the name may mean; the graph holds other "
+                    "values for the rest"
+                )
+                return StepResult(self.name, findings + held, note=note)
         return StepResult(self.name, findings, verdict=_verdict(findings, request.negated))
 
 

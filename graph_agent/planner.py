@@ -218,19 +218,29 @@ class DeterministicPlanner:
         cued = [t for t in intent.relations if t in joining]
         types = tuple(cued or joining)
         objects = tuple(dict.fromkeys(c.id for m in others for c in m.candidates))
-        check = ClaimCheck(
-            tuple(seeds), objects, types, negated=intent.negated, why="checks a stated relation"
-        )
         # no such edge: what the graph holds about the subject on the relationships the
         # question names ("linked", for a gene: its diseases), then on those joining the kinds
         asked = [t for t in intent.relations if t in self._joining(here, self._reachable(here))]
-        requests: list[Request] = [check]
-        for group, why in ((asked, "the asked relationships"), (types, "the claim's kinds")):
-            relations = tuple(Relation(t, None, ()) for t in group if t != _SUBTYPED)
-            if relations:
-                requests.append(
-                    Neighbours(tuple(seeds), relations, focus, why=f"what it holds on {why}")
-                )
+        groups = [
+            (tuple(Relation(t, None, ()) for t in group if t != _SUBTYPED), why)
+            for group, why in ((asked, "the asked relationships"), (types, "the claim's kinds"))
+        ]
+        groups = [(relations, why) for relations, why in groups if relations]
+        held = groups[0][0] if groups else ()
+        requests: list[Request] = [
+            ClaimCheck(
+                tuple(seeds),
+                objects,
+                types,
+                negated=intent.negated,
+                held=held,
+                why="checks a stated relation",
+            )
+        ]
+        requests += [
+            Neighbours(tuple(seeds), relations, focus, why=f"what it holds on {why}")
+            for relations, why in groups
+        ]
         if "Drug" in here:  # "Is sildenafil contraindicated with nitrates?": its label says
             requests.append(self._label_text(seeds, intent, focus.words))
         return requests

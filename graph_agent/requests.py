@@ -108,12 +108,14 @@ class Intersection(Request):
 @dataclass(frozen=True)
 class ClaimCheck(Request):
     """A yes/no question or a statement: is there an edge, or a two-hop path, between the
-    subjects and the objects (objects' subtypes included)?"""
+    subjects and the objects (objects' subtypes included)? ``held``: the relationships to show
+    for subjects the claim does not hold for, when it holds for others (an ambiguous name)."""
 
     subjects: tuple[str, ...]
     objects: tuple[str, ...]
     types: tuple[str, ...] = ()
     negated: bool = False
+    held: tuple[Relation, ...] = ()
 
 
 @dataclass(frozen=True)

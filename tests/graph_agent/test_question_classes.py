@@ -272,3 +272,22 @@ def test_go_questions_answer_the_asked_aspect(
     )
     found = {n.id for n in agent.ask(question).answers}
     assert direct and found and found <= direct
+
+
+def test_a_claim_about_an_ambiguous_name_gets_no_single_verdict(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # "progeria" names several diseases; the graph gives them different modes of inheritance
+    answer = agent.ask("Is progeria caused by an autosomal recessive gene?")
+    [mention] = [m for m in answer.mentions if m.text == "progeria"]
+    candidates = [c.id for c in mention.candidates]
+    recessive = _ids(
+        agent_graph,
+        "MATCH (d:Disease)-[:HAS_MODE_OF_INHERITANCE]->(:Phenotype {id: 'HP:0000007'}) "
+        "WHERE d.id IN $ids RETURN d.id AS id",
+        ids=candidates,
+    )
+    assert len(candidates) > 1 and recessive and set(candidates) - recessive  # precondition
+    assert answer.verdict is None
+    assert f"the claim holds for {len(recessive)} of the {len(candidates)} nodes" in answer.summary
+    assert recessive <= _cited(answer)
