@@ -235,7 +235,8 @@ class GraphAgent:
             for m in mentions
             if m.alternatives
         ]
-        fallback = self.planner.plan(question, promoted) if promoted else None
+        present = self.linker.lexicon.labels
+        fallback = self.planner.plan(question, promoted, present=present) if promoted else None
         if fallback is not None and fallback.seeds != plan.seeds and not fallback.stop:
             for request in fallback.requests:
                 yield self.run_request(request, runner)
@@ -262,9 +263,10 @@ def _checked(question: str) -> str:
 def _why_empty(mentions: list[Mention], plan: Plan) -> str:
     if not any(m.candidates for m in mentions):
         return "no entity in the question matches a node (names, synonyms, ids, typos checked)"
-    relations = ", ".join(plan.intent.relations) or "any relationship"
+    relations = ", ".join(plan.intent.relations)
     names = ", ".join(c.name for m in mentions for c in m.candidates[:3])
-    return f"no {relations} edges of the asked kind were found for {names}"
+    asked = f"{relations} edges" if relations else "edges"
+    return f"no {asked} of the asked kind were found for {names}"
 
 
 def _describe(plan: Plan, researcher: Researcher | None) -> dict:

@@ -38,8 +38,8 @@ from biokg.errors import SchemaError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.models import Answer
+from biokg.graph_agent.planner import reachable
 from biokg.graph_agent.text import mention_key
-from biokg.schema import GraphSchema
 
 SAMPLE_EDGES = 3_000
 _SYLLABLES = ("zor", "bax", "qui", "mel", "tran", "vex", "dol", "fen", "pra", "lux", "nor")
@@ -289,36 +289,23 @@ def _unanswerable(
     for rel in present:
         spec = schema.types[rel]
         answers = set(spec.to_labels)
-        # labels within two hops of this type's answer labels: answerable (the planner
-        # follows a chain schema/ implies: a drug's GO processes are its targets')
-        near = _joined(schema, answers)
-        reachable = near | _joined(schema, near)
+        # labels within two hops of this type's answer labels, as the planner walks them:
+        # answerable (it follows the chain schema/ implies: a drug's GO processes are its
+        # targets')
+        near = reachable(schema, answers)
+        answerable = near | reachable(schema, near)
         other = {
             (r["subject"], r["subject_name"])
             for rows in edges.values()
             for r in rows[:200]
             if len(mention_key(r["subject_name"] or "")) >= 3  # a real name, not "-"
-            and not reachable
+            and not answerable
             & {lexicon.label(e.id) for e in lexicon.by_key.get(mention_key(r["subject_name"]), [])}
         }  # no node of an answerable kind goes by that name ("Humira" the label and the drug)
         for _, name in rng.sample(sorted(other), min(2, len(other))):
             text = rng.choice(spec.questions.forward).format(name=name)
             out.append(EvalQuestion("unanswerable", text, frozenset(), "none", rel))
     return out
-
-
-def _joined(schema: GraphSchema, labels: set[str]) -> set[str]:
-    """Labels some relationship type joins to one of ``labels``."""
-    return {
-        label
-        for other in schema.types.values()
-        for here, there in (
-            (other.from_labels, other.to_labels),
-            (other.to_labels, other.from_labels),
-        )
-        if labels & set(there)
-        for label in here
-    }
 
 
 def _ranking(rows: list[EvalResult]) -> dict[str, float]:

@@ -117,12 +117,16 @@ class DeterministicPlanner:
         if not named:
             return plan
         targets = self._targets(intent, present)
-        words = (*intent.words, *(m.text for m in mentions[1:] if m.candidates))
+        words = (*intent.words, *(m.text for m in mentions if m.candidates and m is not named[0]))
         focus = Focus(words=words, kinds=self._kinds_of(intent, targets))
         if intent.attribute:
-            nodes = tuple(c.id for c in named[0].candidates)
             plan.requests.append(
-                Attribute(nodes, intent.attribute, intent.prefixes, why="asks for a property")
+                Attribute(
+                    tuple(plan.seeds[0]),
+                    intent.attribute,
+                    intent.prefixes,
+                    why="asks for a property",
+                )
             )
             return plan
         others = [m for m in (*named[1:], *(weak if strong else ())) if m.candidates]
@@ -220,7 +224,11 @@ class DeterministicPlanner:
         objects = tuple(dict.fromkeys(c.id for m in others for c in m.candidates))
         # no such edge: what the graph holds about the subject on the relationships the
         # question names ("linked", for a gene: its diseases), then on those joining the kinds
-        asked = [t for t in intent.relations if t in self._joining(here, self._reachable(here))]
+        asked = [
+            t
+            for t in intent.relations
+            if any(here & set(a) for _, a, _ in _ends(self.schema.types[t]))
+        ]
         groups = [
             (tuple(Relation(t, None, ()) for t in group if t != _SUBTYPED), why)
             for group, why in ((asked, "the asked relationships"), (types, "the claim's kinds"))
@@ -262,7 +270,7 @@ class DeterministicPlanner:
         if not targets:  # "I have visual loss and abnormal ERG, what do I have?"
             own = {c.label for m in mentions for c in m.candidates}
             shared = set.intersection(
-                *(self._reachable({c.label for c in m.candidates}) for m in mentions)
+                *(reachable(self.schema, {c.label for c in m.candidates}) for m in mentions)
             )
             targets = tuple(sorted(shared - own))
         constraints = []
@@ -282,14 +290,6 @@ class DeterministicPlanner:
         if len(constraints) < 2 or not targets:
             return None
         return Intersection(targets, tuple(constraints), focus, why="several constraints")
-
-    def _reachable(self, labels: set[str]) -> set[str]:
-        out = set()
-        for spec in self.schema.types.values():
-            for _, here, there in _ends(spec):
-                if labels & set(here):
-                    out |= set(there)
-        return out
 
     def _subtyped(self, labels: set[str]) -> bool:
         spec = self.schema.types.get(_SUBTYPED)
@@ -473,6 +473,17 @@ class DeterministicPlanner:
             else:
                 hops.append((None, label))
         return hops
+
+
+def reachable(schema: GraphSchema, labels: set[str]) -> set[str]:
+    """Labels one relationship type of ``schema`` joins to one of ``labels``."""
+    return {
+        label
+        for spec in schema.types.values()
+        for _, here, there in _ends(spec)
+        if labels & set(here)
+        for label in there
+    }
 
 
 def _ends(spec: RelationshipSpec) -> list[tuple[bool, tuple[str, ...], tuple[str, ...]]]:
