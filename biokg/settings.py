@@ -43,6 +43,10 @@ class Settings:
     jvm_heap: str = "2g"
     # BIOKG_BATCH_SIZE (default 10000): rows per UNWIND write transaction.
     batch_size: int = 10_000
+    # BIOKG_BULK_LOAD (default 1; 0 = off): new edges go to the embedded engine through its bulk
+    # endpoint (ArcadeDB's HTTP batch, endpoints resolved once per request) instead of UNWIND
+    # CREATE over Bolt; the graph is the same either way. Ignored on Neo4j.
+    bulk_load: bool = True
     # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
     # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query
     # timeout the driver sends (the agent's own 10 s per query holds on Neo4j only); lower it
@@ -123,6 +127,7 @@ class Settings:
             embedded_password=env.get("BIOKG_EMBEDDED_PASSWORD") or "biokg-local",
             jvm_heap=env.get("BIOKG_JVM_HEAP") or "2g",
             batch_size=number("BIOKG_BATCH_SIZE", 10_000),
+            bulk_load=env.get("BIOKG_BULK_LOAD", "1").strip().lower() not in ("0", "false", "no"),
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
             source_dirs={
                 key[len("BIOKG_") : -len("_DIR")].lower(): Path(value).expanduser()

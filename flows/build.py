@@ -80,7 +80,12 @@ def write(
     store: GraphStore, settings: Settings, planned: Planned, records: Records, identity: MergeReport
 ) -> dict:
     result = write_records(
-        store, planned, records, batch_size=settings.batch_size, identity=identity
+        store,
+        planned,
+        records,
+        batch_size=settings.batch_size,
+        bulk=settings.bulk_load,
+        identity=identity,
     )
     return result.__dict__
 
@@ -118,7 +123,9 @@ def build_flow(
         store.apply_schema(load_schema())
         names = build_order(sources or DEFAULT_SOURCES)
         planned = [fetch(name, settings, folder, offline) for name in names]
-        writer = GraphWriter(store, load_schema(), batch_size=settings.batch_size)
+        writer = GraphWriter(
+            store, load_schema(), batch_size=settings.batch_size, bulk=settings.bulk_load
+        )
         skipped, pending = split_unchanged(writer, planned)
         report = [result.__dict__ for result in skipped]
         prepared = [(plan, prepare(plan, sample)) for plan in pending]

@@ -101,12 +101,13 @@ def write_records(
     records: Records,
     *,
     batch_size: int,
+    bulk: bool = True,
     progress: Progress | None = None,
     identity: MergeReport | None = None,
 ) -> LoadResult:
     """Write one prepared source, with its merge report (constraints must exist: see
     :func:`build`)."""
-    return GraphWriter(store, load_schema(), batch_size=batch_size).load(
+    return GraphWriter(store, load_schema(), batch_size=batch_size, bulk=bulk).load(
         records,
         planned.release,
         progress=progress,
@@ -132,7 +133,7 @@ def build(
     """
     schema = load_schema()
     store.apply_schema(schema)
-    writer = GraphWriter(store, schema, batch_size=settings.batch_size)
+    writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)
     planned = [
         fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in build_order(sources)
     ]
