@@ -82,9 +82,7 @@ def main() -> None:
             f"normalize+validate {t2 - t1:.1f} s; records {records.counts()}"
         )
         writer = GraphWriter(store, schema, batch_size=args.batch_size, bulk=not args.cypher)
-        result = writer.load(
-            records, planned.release
-        )
+        result = writer.load(records, planned.release)
         t3 = time.perf_counter()
         nodes = sum(f.height for f in records.nodes.values())
         edges = result.edges_written

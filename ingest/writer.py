@@ -9,7 +9,7 @@ load are rewritten in place, and ids this same load already wrote (a killed run)
 
 On the embedded engine a first build takes a faster road for new edges (``bulk``, on by default):
 endpoints are resolved to record ids once per load (one scan per label), a request of
-:data:`BULK_EDGES` edges is refused before it is sent if any endpoint is missing, and hands the edges to ArcadeDB's
+:data:`BULK_BATCHES` write batches of edges is refused before it is sent if any endpoint is missing, and hands the edges to ArcadeDB's
 batch loader as NDJSON. The edges, their ids and properties are the same as the Cypher road
 writes (a test builds both ways and compares); edges of earlier loads are still rewritten with
 Cypher, as on Neo4j. ``docs/decisions/0010-fast-first-build.md`` has the numbers.
@@ -40,8 +40,9 @@ log = logging.getLogger(__name__)
 #: Called after every committed batch with (what, rows done, rows total).
 Progress = Callable[[str, int, int], None]
 STALE_DELETE_BATCH = 20_000
-#: Edges per request to the embedded engine's batch loader (~25 MB of NDJSON).
-BULK_EDGES = 50_000
+#: Edges per request to the embedded engine's batch loader, in write batches (50,000 edges,
+#: ~25 MB of NDJSON, at the default batch size).
+BULK_BATCHES = 5
 _CONTROL = ("@type", "@class", "@from", "@to")
 
 
@@ -256,8 +257,9 @@ class GraphWriter:
     ) -> int:
         """CREATE new edges through the engine's batch loader (module docstring)."""
         written = 0
-        for offset in range(0, frame.height, BULK_EDGES):
-            chunk = frame.slice(offset, BULK_EDGES)
+        per_request = self.batch_size * BULK_BATCHES
+        for offset in range(0, frame.height, per_request):
+            chunk = frame.slice(offset, per_request)
             handles: dict[str, str] = {}
             for column, label in zip(("subject", "object"), labels, strict=True):
                 if label not in self._handles:  # nodes are all written before any edge
@@ -269,8 +271,8 @@ class GraphWriter:
                     first = missing.row(0, named=True)
                     raise StoreError(
                         f"{release.source}: {rel_type} edge {first['id']} names {label} "
-                        f"{first[column]}, which is not in the graph ({missing.height} edges of "
-                        "this batch lack an endpoint); nothing of the batch was written"
+                        f"{first[column]}, which is not in the graph (edges of this batch without an "
+                        f"endpoint: {missing.height}); nothing of the batch was written"
                     )
                 handles.update((i, found[i]) for i in ids)
             count = self.store.create_edges_bulk(_ndjson(chunk, rel_type, handles))
