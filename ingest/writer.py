@@ -8,9 +8,9 @@ are read once per type; new ids are CREATEd (no per-row MERGE check), ids writte
 load are rewritten in place, and ids this same load already wrote (a killed run) are skipped.
 
 On the embedded engine a first build takes a faster road for new edges (``bulk``, on by default):
-endpoints are resolved to record ids once per load (one scan per label), a request of
-:data:`BULK_BATCHES` write batches of edges is refused before it is sent if any endpoint is missing, and hands the edges to ArcadeDB's
-batch loader as NDJSON. The edges, their ids and properties are the same as the Cypher road
+endpoints are resolved to record ids once per load (one scan per label); each request of
+:data:`BULK_BATCHES` write batches is checked for missing endpoints (then refused before it is
+sent) and handed to ArcadeDB's batch loader as NDJSON. The edges, their ids and properties are the same as the Cypher road
 writes (a test builds both ways and compares); edges of earlier loads are still rewritten with
 Cypher, as on Neo4j. ``docs/decisions/0010-fast-first-build.md`` has the numbers.
 
@@ -266,13 +266,14 @@ class GraphWriter:
                     self._handles[label] = self.store.node_handles(self._declared_label(label))
                 found = self._handles[label]
                 ids = chunk.get_column(column).unique().to_list()
-                missing = chunk.filter(~pl.col(column).is_in(list(found)))
+                absent = [i for i in ids if i not in found]
+                missing = chunk.filter(pl.col(column).is_in(absent))
                 if missing.height:
                     first = missing.row(0, named=True)
                     raise StoreError(
                         f"{release.source}: {rel_type} edge {first['id']} names {label} "
-                        f"{first[column]}, which is not in the graph (edges of this batch without an "
-                        f"endpoint: {missing.height}); nothing of the batch was written"
+                        f"{first[column]}, which is not in the graph (edges of this batch "
+                        f"without an endpoint: {missing.height}); nothing of the batch was written"
                     )
                 handles.update((i, found[i]) for i in ids)
             count = self.store.create_edges_bulk(_ndjson(chunk, rel_type, handles))
