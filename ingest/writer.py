@@ -12,7 +12,8 @@ endpoints are resolved to record ids once per load (one scan per label); each re
 :data:`BULK_BATCHES` write batches is checked for missing endpoints (then refused before it is
 sent) and handed to ArcadeDB's batch loader as NDJSON. The edges, their ids and properties are
 the same as the Cypher road writes (a test builds both ways and compares); edges of earlier
-loads are still rewritten with Cypher, as on Neo4j. ``docs/decisions/0010-fast-first-build.md`` has the numbers.
+loads are still rewritten with Cypher, as on Neo4j. ``docs/decisions/0010-fast-first-build.md``
+has the numbers.
 
 Re-running converges: every statement is an upsert, the :SourceVersion record of a load is
 written last (a killed load is never marked current, so the next run redoes it), and once a load
