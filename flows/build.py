@@ -31,9 +31,10 @@ from biokg.ingest.build import (
     split_unchanged,
     write_records,
 )
-from biokg.ingest.embed import SentenceTransformerEmbedder, embed_graph
+from biokg.ingest.embed import embed_graph
 from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
@@ -99,7 +100,7 @@ def write(
 )
 def embed_nodes(store: GraphStore, settings: Settings) -> dict:
     with VectorCache.default(settings) as cache:
-        report = embed_graph(store, SentenceTransformerEmbedder(), cache=cache)
+        report = embed_graph(store, StaticEmbedder(settings.cache_dir), cache=cache)
     return dataclasses.asdict(report)
 
 

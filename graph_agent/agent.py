@@ -50,6 +50,7 @@ from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean
 from biokg.ingest.onnx_embedder import OnnxEmbedder
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -118,9 +119,9 @@ class GraphAgent:
         """
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
-        embedder = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
-        if searchers is None:
-            searchers = index_searchers(store, schema, embedder)
+        sentences = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
+        if searchers is None:  # node vectors come from the static model (ingest/static_embedder)
+            searchers = index_searchers(store, schema, StaticEmbedder(settings.cache_dir))
         reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
         linker = EntityLinker(
             lexicon,
@@ -138,7 +139,7 @@ class GraphAgent:
             budget=budget,
             researcher=researcher,
             cache_dir=settings.cache_dir,
-            matcher=RelationMatcher(schema, embedder),
+            matcher=RelationMatcher(schema, sentences),
             reader=reader,
         )
 

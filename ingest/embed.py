@@ -232,6 +232,8 @@ class EmbedReport:
     cache_hits: int = 0
     #: nodes without any embedded text (e.g. stubs known only by id)
     no_text: int = 0
+    #: of the nodes (re-)embedded, those whose stored vector another model made
+    other_model: int = 0
     seconds: float = 0.0
     #: nodes written per label
     per_label: dict[str, int] = field(default_factory=dict)
@@ -280,14 +282,21 @@ def embed_graph(
     for label in names:
         _require_embedded(schema, label)
     started = time.perf_counter()
-    counts = {"nodes": 0, "unchanged": 0, "embedded": 0, "cache_hits": 0, "no_text": 0}
+    counts = {
+        "nodes": 0,
+        "unchanged": 0,
+        "embedded": 0,
+        "cache_hits": 0,
+        "no_text": 0,
+        "other_model": 0,
+    }
     per_label = {}
     for label in names:
         pending = _changed_nodes(store, schema, label, embedder.model_id, counts)
         for start in range(0, len(pending), batch_size):
             batch = pending[start : start + batch_size]
             rows = _vectors(batch, embedder, cache, counts)
-            store.write(cypher.load("embed_write"), {"rows": rows})
+            store.write(cypher.load("embed_write"), {"rows": rows, "model": embedder.model_id})
             if progress:
                 progress(f"{label} embeddings", start + len(batch), len(pending))
         per_label[label] = len(pending)
@@ -324,6 +333,8 @@ def _changed_nodes(
         if digest == row["embedding_hash"]:
             counts["unchanged"] += 1
         else:
+            if row["embedding_model"] not in (None, model_id):
+                counts["other_model"] += 1
             pending.append(_Pending(row["id"], chunks, digest))
     return pending
 

@@ -14,6 +14,7 @@ import pytest
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port
@@ -60,6 +61,12 @@ def test_data_cache() -> Path:
     path = Path.home() / ".cache" / "biokg" / "test-data"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def static_embedder(test_data_cache: Path) -> StaticEmbedder:
+    """The build's node embedder, its distilled model kept with the test data (made once)."""
+    return StaticEmbedder(test_data_cache)
 
 
 #: What the agent, CLI and API tests ask: the full offline HPO release plus ChEMBL and openFDA.

@@ -5,13 +5,9 @@ from __future__ import annotations
 import typer
 
 from biokg.cli import console, handle_errors, progress_bars
-from biokg.ingest.embed import (
-    Embedder,
-    HashingEmbedder,
-    SentenceTransformerEmbedder,
-    embed_graph,
-)
+from biokg.ingest.embed import Embedder, HashingEmbedder, embed_graph
 from biokg.ingest.onnx_embedder import OnnxEmbedder
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -21,15 +17,20 @@ def embed_nodes(
     store: GraphStore, settings: Settings, *, labels: list[str] | None = None, hashing: bool = False
 ) -> None:
     """Embed changed nodes and print one summary line (``biokg embed`` and ``biokg build``)."""
-    embedder: Embedder = HashingEmbedder() if hashing else SentenceTransformerEmbedder()
+    embedder: Embedder = HashingEmbedder() if hashing else StaticEmbedder(settings.cache_dir)
     with VectorCache.default(settings) as cache, progress_bars() as progress:
         report = embed_graph(store, embedder, cache=cache, labels=labels, progress=progress)
+    if report.other_model:
+        console.print(
+            f"embeddings: {report.other_model:,} nodes had vectors of another model; they are "
+            f"embedded again with {embedder.model_id}"
+        )
     console.print(
         f"embeddings: {report.embedded:,} nodes embedded, {report.cache_hits:,} from the cache, "
         f"{report.unchanged:,} unchanged, {report.no_text:,} without text "
         f"({report.seconds:.1f} s, {embedder.model_id})"
     )
-    if not hashing:  # the agent's question embedder, ready before the first question
+    if not hashing:  # the agent's sentence embedder (paraphrases), ready before the first question
         OnnxEmbedder(settings.cache_dir).prepare()
 
 

@@ -1,7 +1,8 @@
 """The linker's index searchers on the real engine: full-text by words, vector by meaning.
 
 The nodes are test-owned ``Exposure`` nodes (no offline source loads that label), embedded with
-the real all-MiniLM-L6-v2 model and deleted afterwards.
+the build's real node embedder (the static model distilled from all-MiniLM-L6-v2) and deleted
+afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, index_searchers
-from biokg.ingest.embed import HashingEmbedder, SentenceTransformerEmbedder, embed_graph
+from biokg.ingest.embed import HashingEmbedder, embed_graph
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.schema import load_schema
 from biokg.store import GraphStore
@@ -31,7 +33,11 @@ EXPOSURES = {
 
 
 @pytest.fixture(scope="module")
-def exposures(agent_graph: GraphStore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def exposures(
+    agent_graph: GraphStore,
+    tmp_path_factory: pytest.TempPathFactory,
+    static_embedder: StaticEmbedder,
+) -> Iterator[Path]:
     """The exposures embedded; yields a cache folder for a lexicon that includes them."""
     rows = [{"id": i, "name": n} for i, n in EXPOSURES.items()]
     agent_graph.write(
@@ -40,7 +46,7 @@ def exposures(agent_graph: GraphStore, tmp_path_factory: pytest.TempPathFactory)
     )
     folder = tmp_path_factory.mktemp("searchers")
     with VectorCache(folder / "vectors.sqlite") as cache:
-        embed_graph(agent_graph, SentenceTransformerEmbedder(), cache=cache, labels=["Exposure"])
+        embed_graph(agent_graph, static_embedder, cache=cache, labels=["Exposure"])
     yield folder
     agent_graph.write(
         "UNWIND $ids AS id MATCH (n:Entity {id: id}) DETACH DELETE n", {"ids": list(EXPOSURES)}
@@ -48,19 +54,21 @@ def exposures(agent_graph: GraphStore, tmp_path_factory: pytest.TempPathFactory)
 
 
 def test_vector_searcher_finds_an_exposure_by_meaning(
-    agent_graph: GraphStore, exposures: Path
+    agent_graph: GraphStore, exposures: Path, static_embedder: StaticEmbedder
 ) -> None:
-    _, vector = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    _, vector = index_searchers(agent_graph, load_schema(), static_embedder)
     hits = vector("cigarettes")  # shares no word with "tobacco smoke"
     assert hits and max(hits, key=lambda h: h[1])[0] == "CHEBI:99100001"
     assert vector("ultraviolet light")[0][0] == "CHEBI:99100003"
 
 
-def test_vector_searcher_leaves_invented_names_alone(agent_graph: GraphStore) -> None:
+def test_vector_searcher_leaves_invented_names_alone(
+    agent_graph: GraphStore, static_embedder: StaticEmbedder
+) -> None:
     # an invented drug-like name is cut into word pieces; its nearest vectors are names spelt
     # alike (measured on the full build: "Tranluxumab" ~ TALAZOPARIB, cosine 0.55), so the
     # searcher does not even ask the index
-    embedder = SentenceTransformerEmbedder()
+    embedder = static_embedder
     assert embedder.knows("cigarettes") and not embedder.knows("Tranluxumab")
     _, vector = index_searchers(agent_graph, load_schema(), embedder)
     asked: list[str] = []
@@ -70,10 +78,10 @@ def test_vector_searcher_leaves_invented_names_alone(agent_graph: GraphStore) ->
 
 
 def test_linker_falls_back_to_full_text_for_words_of_a_name(
-    agent_graph: GraphStore, exposures: Path
+    agent_graph: GraphStore, exposures: Path, static_embedder: StaticEmbedder
 ) -> None:
     lexicon = Lexicon.load(agent_graph, exposures)  # read afresh: includes the test nodes
-    searchers = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    searchers = index_searchers(agent_graph, load_schema(), static_embedder)
     linker = EntityLinker(lexicon, searchers=searchers)
     [best] = linker.link("zyxoquartz")  # one word of the name: no exact or fuzzy name match
     # scored by the words shared with "zyxoquartz mine dust" (Dice: 2 * 1 / (1 + 3))
@@ -81,10 +89,10 @@ def test_linker_falls_back_to_full_text_for_words_of_a_name(
 
 
 def test_index_searches_while_linking_are_logged_with_the_question(
-    agent_graph: GraphStore, exposures: Path
+    agent_graph: GraphStore, exposures: Path, static_embedder: StaticEmbedder
 ) -> None:
     lexicon = Lexicon.load(agent_graph, exposures)
-    searchers = index_searchers(agent_graph, load_schema(), SentenceTransformerEmbedder())
+    searchers = index_searchers(agent_graph, load_schema(), static_embedder)
     agent = GraphAgent(agent_graph, EntityLinker(lexicon, searchers=searchers), budget=Budget(2))
     answer = agent.ask("What is ultraviolet light?")
     [mention] = answer.mentions

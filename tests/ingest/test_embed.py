@@ -25,6 +25,7 @@ from biokg.ingest.embed import (
     vector_search,
 )
 from biokg.ingest.onnx_embedder import OnnxEmbedder
+from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.ingest.vector_cache import VectorCache, cache_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
@@ -255,8 +256,8 @@ def test_unreadable_cache_file_is_named(tmp_path: Path) -> None:
 
 
 # -- the real model --------------------------------------------------------------------------
-def test_real_model_links_lay_terms_to_hpo_names(
-    store: GraphStore, make_nodes: MakeNodes, cache: VectorCache
+def test_node_embedder_links_lay_terms_to_hpo_names(
+    store: GraphStore, make_nodes: MakeNodes, cache: VectorCache, static_embedder: StaticEmbedder
 ) -> None:
     # Real HPO phenotype names (ids: HP:0001658, HP:0001250, HP:0000822, HP:0002099,
     # HP:0002076, HP:0001631) on test-owned Exposure nodes; the queries share no word with them.
@@ -269,17 +270,33 @@ def test_real_model_links_lay_terms_to_hpo_names(
         "Atrial septal defect",
     ]
     make_nodes("Exposure", {f"CHEBI:99000{i}": name for i, name in enumerate(names)})
-    embedder = SentenceTransformerEmbedder()
-    report = embed_graph(store, embedder, cache=cache, labels=["Exposure"])
+    report = embed_graph(store, static_embedder, cache=cache, labels=["Exposure"])
     assert report.embedded == len(names)
     for query, expected in [
         ("heart attack", "Myocardial infarction"),
         ("high blood pressure", "Hypertension"),
         ("headache", "Migraine"),
     ]:
-        [(node_id, score), *_] = vector_search(store, "Exposure", embedder.embed([query])[0], k=3)
+        vector = static_embedder.embed([query])[0]
+        [(node_id, score), (_, runner_up), *_] = vector_search(store, "Exposure", vector, k=3)
         assert names[int(node_id.removeprefix("CHEBI:99000"))] == expected, query
-        assert score > 0.75
+        assert score > runner_up
+
+
+def test_static_node_embedder_is_distilled_once_from_the_packaged_model(tmp_path: Path) -> None:
+    embedder = StaticEmbedder(tmp_path)
+    assert "all-MiniLM-L6-v2" in embedder.model_id and "model2vec" in embedder.model_id
+    vectors = embedder.embed(["Hypertension", "high blood pressure", "Atrial septal defect"])
+    made = (embedder.path / "model.safetensors").stat().st_mtime
+    assert all(abs(sum(x * x for x in v) - 1) < 1e-6 for v in vectors)  # unit length, 384-d
+    assert {len(v) for v in vectors} == {384}
+    related, unrelated = (
+        sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]
+    )
+    assert related > unrelated + 0.2
+    assert StaticEmbedder(tmp_path).embed(["Hypertension"])[0] == pytest.approx(vectors[0])
+    assert (embedder.path / "model.safetensors").stat().st_mtime == made  # not distilled again
+    assert embedder.knows("pressure") and not embedder.knows("zorbaxinol")
 
 
 def test_onnx_question_embedder_gives_the_packaged_models_vectors(tmp_path: Path) -> None:
