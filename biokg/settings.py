@@ -47,6 +47,13 @@ class Settings:
     # endpoint (ArcadeDB's HTTP batch, endpoints resolved once per request) instead of UNWIND
     # CREATE over Bolt; the graph is the same either way. Ignored on Neo4j.
     bulk_load: bool = True
+    # BIOKG_EMBEDDER (default static): the model of node vectors and of the names a question
+    # searches by meaning: "static" (model2vec distilled from all-MiniLM-L6-v2, ~130x faster:
+    # a first build embeds ~100,000 nodes in about a minute) or "transformer" (all-MiniLM-L6-v2
+    # itself, ~90 nodes/s; on the development questions one answer more was right and one more
+    # unanswerable question abstained, docs/decisions/0010-fast-first-build.md). Switching
+    # re-embeds every node once (the vector cache keeps both models' vectors).
+    embedder: str = "static"
     # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
     # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query
     # timeout the driver sends (the agent's own 10 s per query holds on Neo4j only); lower it
@@ -129,6 +136,7 @@ class Settings:
             batch_size=number("BIOKG_BATCH_SIZE", 10_000),
             bulk_load=env.get("BIOKG_BULK_LOAD", "1").strip().lower() not in ("0", "false", "no"),
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
+            embedder=_choice(env, "BIOKG_EMBEDDER", ("static", "transformer")),
             source_dirs={
                 key[len("BIOKG_") : -len("_DIR")].lower(): Path(value).expanduser()
                 for key, value in env.items()
@@ -143,3 +151,15 @@ class Settings:
             openai_api_key=env.get("OPENAI_API_KEY") or None,
             llm_model=env.get("BIOKG_LLM_MODEL") or None,
         )
+
+
+def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...]) -> str:
+    """A setting with a fixed set of values; unset means the first.
+
+    Raises:
+        ConfigError: the value is none of ``allowed``.
+    """
+    value = (env.get(name) or allowed[0]).strip().lower()
+    if value not in allowed:
+        raise ConfigError(f"{name}={value!r}: expected one of {', '.join(allowed)}")
+    return value

@@ -34,7 +34,7 @@ from biokg.ingest.build import (
 from biokg.ingest.embed import embed_graph
 from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
-from biokg.ingest.static_embedder import StaticEmbedder
+from biokg.ingest.static_embedder import node_embedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
@@ -100,7 +100,7 @@ def write(
 )
 def embed_nodes(store: GraphStore, settings: Settings) -> dict:
     with VectorCache.default(settings) as cache:
-        report = embed_graph(store, StaticEmbedder(settings.cache_dir), cache=cache)
+        report = embed_graph(store, node_embedder(settings), cache=cache)
     return dataclasses.asdict(report)
 
 

@@ -50,7 +50,7 @@ from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean
 from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder
+from biokg.ingest.static_embedder import node_embedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -120,8 +120,8 @@ class GraphAgent:
         schema = load_schema()
         lexicon = Lexicon.load(store, settings.cache_dir)
         sentences = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
-        if searchers is None:  # node vectors come from the static model (ingest/static_embedder)
-            searchers = index_searchers(store, schema, StaticEmbedder(settings.cache_dir))
+        if searchers is None:  # the model of the node vectors (BIOKG_EMBEDDER)
+            searchers = index_searchers(store, schema, node_embedder(settings))
         reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
         linker = EntityLinker(
             lexicon,

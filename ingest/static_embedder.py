@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from biokg.errors import EmbeddingError
-from biokg.ingest.embed import MODEL_FILES, SentenceTransformerEmbedder, _package
+from biokg.ingest.embed import MODEL_FILES, Embedder, SentenceTransformerEmbedder, _package
+from biokg.settings import Settings
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
@@ -117,3 +118,13 @@ def distill(path: Path) -> Path:
     shutil.rmtree(path, ignore_errors=True)
     partial.rename(path)
     return path
+
+
+def node_embedder(settings: Settings) -> Embedder:
+    """The embedder of node vectors (and of the names questions search by meaning) that
+    ``BIOKG_EMBEDDER`` chooses: the static model (default) or the transformer itself."""
+    if settings.embedder == "transformer":
+        from biokg.ingest.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(settings.cache_dir)  # the transformer's vectors, without torch
+    return StaticEmbedder(settings.cache_dir)

@@ -7,7 +7,7 @@ import typer
 from biokg.cli import console, handle_errors, progress_bars
 from biokg.ingest.embed import Embedder, HashingEmbedder, embed_graph
 from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder
+from biokg.ingest.static_embedder import node_embedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -17,7 +17,7 @@ def embed_nodes(
     store: GraphStore, settings: Settings, *, labels: list[str] | None = None, hashing: bool = False
 ) -> None:
     """Embed changed nodes and print one summary line (``biokg embed`` and ``biokg build``)."""
-    embedder: Embedder = HashingEmbedder() if hashing else StaticEmbedder(settings.cache_dir)
+    embedder: Embedder = HashingEmbedder() if hashing else node_embedder(settings)
     with VectorCache.default(settings) as cache, progress_bars() as progress:
         report = embed_graph(store, embedder, cache=cache, labels=labels, progress=progress)
     if report.other_model:

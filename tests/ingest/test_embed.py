@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.errors import EmbeddingError, SchemaError
+from biokg.errors import ConfigError, EmbeddingError, SchemaError
 from biokg.ingest.embed import (
     EmbedReport,
     HashingEmbedder,
@@ -25,9 +25,10 @@ from biokg.ingest.embed import (
     vector_search,
 )
 from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder
+from biokg.ingest.static_embedder import StaticEmbedder, node_embedder
 from biokg.ingest.vector_cache import VectorCache, cache_key
 from biokg.schema import load_schema
+from biokg.settings import Settings
 from biokg.store import GraphStore
 
 MakeNodes = Callable[[str, dict[str, str]], None]
@@ -310,3 +311,12 @@ def test_onnx_question_embedder_gives_the_packaged_models_vectors(tmp_path: Path
         assert max(abs(a - b) for a, b in zip(mine, theirs, strict=True)) < 1e-5
     assert onnx.model_id == SentenceTransformerEmbedder().model_id  # one vector cache
     assert onnx.knows("pressure") and not onnx.knows("zorbaxinol")
+
+
+def test_embedder_setting_chooses_the_node_model(tmp_path: Path) -> None:
+    home = {"BIOKG_HOME": str(tmp_path)}
+    assert isinstance(node_embedder(Settings.from_env(home)), StaticEmbedder)
+    transformer = node_embedder(Settings.from_env({**home, "BIOKG_EMBEDDER": "Transformer"}))
+    assert transformer.model_id == SentenceTransformerEmbedder().model_id
+    with pytest.raises(ConfigError, match="BIOKG_EMBEDDER='bert': expected one of static"):
+        Settings.from_env({**home, "BIOKG_EMBEDDER": "bert"})
