@@ -121,7 +121,7 @@ class GraphAgent:
         lexicon = Lexicon.load(store, settings.cache_dir)
         sentences = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
         if searchers is None:  # the model of the node vectors (BIOKG_EMBEDDER)
-            searchers = index_searchers(store, schema, node_embedder(settings))
+            searchers = index_searchers(store, schema, node_embedder(settings), sentences)
         reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
         linker = EntityLinker(
             lexicon,

@@ -18,6 +18,7 @@ from biokg.ingest.embed import (
     Reader,
     embedded_labels,
     fulltext_search,
+    vector_neighbours,
     vector_search,
 )
 from biokg.ingest.identity import name_key
@@ -33,6 +34,8 @@ FULLTEXT_WEIGHT = 0.6
 #: infarction 0.59 but ~Abnormal heart morphology 0.52, an invented "Zorbaxinol"~Seizure 0.22.
 MIN_COSINE = 0.55
 VECTOR_WEIGHT = 0.8
+#: Neighbours per label the reranker rescores (see :class:`VectorSearcher`).
+RERANK_POOL = 10
 PER_LABEL = 3
 
 
@@ -56,11 +59,18 @@ class FulltextSearcher:
 
 @dataclass(frozen=True)
 class VectorSearcher:
-    """Nodes whose embedded text is close in meaning to the text (cosine ≥ MIN_COSINE)."""
+    """Nodes whose embedded text is close in meaning to the text (cosine ≥ MIN_COSINE).
+
+    With a ``reranker`` (the transformer, when the node vectors come from the fast static
+    model), the index's :data:`RERANK_POOL` nearest per label are rescored by the reranker on
+    the same node texts: the static model finds neighbours, the transformer judges them, and
+    :data:`MIN_COSINE`, measured on the transformer, keeps its meaning.
+    """
 
     store: GraphStore
     embedder: Embedder
     labels: tuple[str, ...]
+    reranker: Embedder | None = None
     rule: str = "vector"
 
     def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
@@ -70,11 +80,27 @@ class VectorSearcher:
         [vector] = self.embedder.embed([text])
         out = []
         for label in self.labels:
-            for node, score in vector_search(self.store, label, vector, PER_LABEL, read=read):
-                cosine = 2 * score - 1  # vector_search maps cosine to (1 + cos) / 2
-                if cosine >= MIN_COSINE:
-                    out.append((node, VECTOR_WEIGHT * cosine))
+            cosines = self._cosines(text, label, vector, read)
+            out += [(node, VECTOR_WEIGHT * c) for node, c in cosines[:PER_LABEL] if c >= MIN_COSINE]
         return out
+
+    def _cosines(
+        self, text: str, label: str, vector: list[float], read: Reader | None
+    ) -> list[tuple[str, float]]:
+        """The label's nearest nodes with their cosine to the text, best first."""
+        if self.reranker is None:
+            hits = vector_search(self.store, label, vector, PER_LABEL, read=read)
+            return [(node, 2 * score - 1) for node, score in hits]  # score is (1 + cos) / 2
+        pool = vector_neighbours(self.store, label, vector, RERANK_POOL, read=read)
+        if not pool:
+            return []
+        asked, *texts = self.reranker.embed([text, *(node_text for _, _, node_text in pool)])
+        cosines = [(node, _dot(asked, t)) for (node, _, _), t in zip(pool, texts, strict=True)]
+        return sorted(cosines, key=lambda hit: -hit[1])
+
+
+def _dot(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))  # both unit vectors: the cosine
 
 
 def _words(text: str) -> set[str]:
@@ -88,10 +114,13 @@ def _dice(asked: set[str], named: set[str]) -> float:
 
 
 def index_searchers(
-    store: GraphStore, schema: GraphSchema, embedder: Embedder
+    store: GraphStore, schema: GraphSchema, embedder: Embedder, reranker: Embedder | None = None
 ) -> tuple[FulltextSearcher, VectorSearcher]:
-    """Full-text and vector searchers over the schema's entity (non-document) labels."""
+    """Full-text and vector searchers over the schema's entity (non-document) labels; vector
+    hits are rescored by ``reranker`` when it is another model than the nodes'."""
     entities = {n for n, spec in schema.labels.items() if spec.category != DOCUMENT_CATEGORY}
     fulltext = tuple(sorted(n for n in entities if store.dialect.fulltext_index_names(schema, n)))
     vector = tuple(sorted(set(embedded_labels(schema)) & entities))
-    return FulltextSearcher(store, fulltext), VectorSearcher(store, embedder, vector)
+    if reranker is not None and reranker.model_id == embedder.model_id:
+        reranker = None
+    return FulltextSearcher(store, fulltext), VectorSearcher(store, embedder, vector, reranker)

@@ -385,14 +385,30 @@ def vector_search(
         EmbeddingError: ``vector`` does not have the index's dimensions.
         StoreError: the vector index is missing (run ``biokg build`` or ``apply_schema``).
     """
-    _require_embedded(load_schema(), label)
+    return [
+        (node, score) for node, score, _ in vector_neighbours(store, label, vector, k, read=read)
+    ]
+
+
+def vector_neighbours(
+    store: GraphStore,
+    label: str,
+    vector: Sequence[float],
+    k: int = 10,
+    *,
+    read: Reader | None = None,
+) -> list[tuple[str, float, str]]:
+    """:func:`vector_search` with each node's embedded text (:func:`node_text`), so a second,
+    slower model can rescore a fast model's neighbours. Raises as :func:`vector_search`."""
+    schema = load_schema()
+    _require_embedded(schema, label)
     if len(vector) != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(f"query vector has {len(vector)} dimensions, expected 384")
     rows = (read or store.read)(
         cypher.load("search_vector"),
         {"index": store.dialect.vector_index_name(label), "k": k, "vector": list(vector)},
     )
-    return [(row["id"], row["score"]) for row in rows]
+    return [(row["id"], row["score"], node_text(label, row["node"], schema)) for row in rows]
 
 
 def warm_indexes(store: GraphStore, schema: GraphSchema | None = None) -> int:

@@ -14,6 +14,7 @@ import pytest
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
+from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
@@ -67,6 +68,12 @@ def test_data_cache() -> Path:
 def static_embedder(test_data_cache: Path) -> StaticEmbedder:
     """The build's node embedder, its distilled model kept with the test data (made once)."""
     return StaticEmbedder(test_data_cache)
+
+
+@pytest.fixture(scope="session")
+def sentence_embedder(test_data_cache: Path) -> OnnxEmbedder:
+    """The transformer questions are read with (ONNX export kept with the test data)."""
+    return OnnxEmbedder(test_data_cache)
 
 
 #: What the agent, CLI and API tests ask: the full offline HPO release plus ChEMBL and openFDA.

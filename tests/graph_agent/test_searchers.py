@@ -18,8 +18,9 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.runner import Budget
-from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, index_searchers
+from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, VECTOR_WEIGHT, index_searchers
 from biokg.ingest.embed import HashingEmbedder, embed_graph
+from biokg.ingest.onnx_embedder import OnnxEmbedder
 from biokg.ingest.static_embedder import StaticEmbedder
 from biokg.ingest.vector_cache import VectorCache
 from biokg.schema import load_schema
@@ -60,6 +61,27 @@ def test_vector_searcher_finds_an_exposure_by_meaning(
     hits = vector("cigarettes")  # shares no word with "tobacco smoke"
     assert hits and max(hits, key=lambda h: h[1])[0] == "CHEBI:99100001"
     assert vector("ultraviolet light")[0][0] == "CHEBI:99100003"
+
+
+def test_reranked_vector_hits_score_the_transformers_cosine(
+    agent_graph: GraphStore,
+    exposures: Path,
+    static_embedder: StaticEmbedder,
+    sentence_embedder: OnnxEmbedder,
+) -> None:
+    # the static model finds the neighbours; the score is the transformer's cosine between the
+    # question's words and the node's embedded text, so MIN_COSINE keeps its measured meaning
+    _, vector = index_searchers(agent_graph, load_schema(), static_embedder, sentence_embedder)
+    assert vector.reranker is sentence_embedder
+    [(top, score), *_] = sorted(vector("cigarettes"), key=lambda h: -h[1])
+    asked, named = sentence_embedder.embed(["cigarettes", "tobacco smoke"])
+    assert top == "CHEBI:99100001"
+    assert score == pytest.approx(
+        VECTOR_WEIGHT * sum(a * b for a, b in zip(asked, named, strict=True))
+    )
+    # the same model for nodes and questions needs no second opinion
+    _, plain = index_searchers(agent_graph, load_schema(), sentence_embedder, sentence_embedder)
+    assert plain.reranker is None
 
 
 def test_vector_searcher_leaves_invented_names_alone(
