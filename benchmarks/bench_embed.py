@@ -27,14 +27,14 @@ import time
 from pathlib import Path
 
 from biokg.ingest.build import fetch_source, prepare_records
-from biokg.ingest.embed import (
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import (
     embed_graph,
     node_text,
     vector_neighbours,
 )
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import node_embedder
-from biokg.ingest.vector_cache import VectorCache
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import node_embedder
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -28,11 +28,11 @@ from biokg.ingest.build import (
     prepare_records,
     resolve_identities,
 )
-from biokg.ingest.embed import embed_graph, embedded_labels, vector_search
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import embed_graph, embedded_labels, vector_search
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import node_embedder
 from biokg.ingest.identity import known_drugs
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import node_embedder
-from biokg.ingest.vector_cache import VectorCache
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings

@@ -4,7 +4,7 @@ Reads top to bottom like the CLI: connect, create constraints, fetch every sourc
 transient errors only), parse and validate every source (never retried: a format error is
 permanent), resolve drug identities across sources, write each, then embed the text of new and
 changed nodes (retried on transient errors: it is idempotent). All logic lives in
-:mod:`biokg.ingest.build` and :mod:`biokg.ingest.embed`; tasks are thin.
+:mod:`biokg.ingest.build` and :mod:`biokg.ingest.embedding.nodes`; tasks are thin.
 Scheduling and change-driven refresh build on this flow (see flows/README in a later issue).
 
 Tasks hand Records (polars frames) to the write task in memory, so those tasks disable result
@@ -31,11 +31,11 @@ from biokg.ingest.build import (
     split_unchanged,
     write_records,
 )
-from biokg.ingest.embed import embed_graph
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import embed_graph
+from biokg.ingest.embedding.static import node_embedder
 from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
-from biokg.ingest.static_embedder import node_embedder
-from biokg.ingest.vector_cache import VectorCache
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings

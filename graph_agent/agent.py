@@ -49,8 +49,8 @@ from biokg.graph_agent.research import (
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import node_embedder
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import node_embedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -41,7 +41,7 @@ from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.text import mention_key
-from biokg.ingest.embed import Reader
+from biokg.ingest.embedding.nodes import Reader
 
 log = logging.getLogger(__name__)
 MAX_SPAN_TOKENS = 24

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from biokg.graph_agent.requests import Relation
-from biokg.ingest.embed import Embedder
+from biokg.ingest.embedding.nodes import Embedder
 from biokg.schema import GraphSchema
 
 #: Cosine similarity from which a question is read as a relationship's wording.

@@ -18,7 +18,7 @@ from biokg import cypher
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import QueryRecord
-from biokg.ingest.embed import Reader
+from biokg.ingest.embedding.nodes import Reader
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
 from biokg.graph_agent.text import STOP_WORDS
-from biokg.ingest.embed import (
+from biokg.ingest.embedding.nodes import (
     Embedder,
     Reader,
     embedded_labels,

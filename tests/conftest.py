@@ -14,8 +14,8 @@ import pytest
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import StaticEmbedder
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port

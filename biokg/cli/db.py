@@ -8,7 +8,7 @@ import typer
 
 from biokg.cli import console, handle_errors
 from biokg.errors import ConfigError
-from biokg.ingest.embed import warm_indexes
+from biokg.ingest.embedding.nodes import warm_indexes
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 

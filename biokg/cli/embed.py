@@ -5,10 +5,10 @@ from __future__ import annotations
 import typer
 
 from biokg.cli import console, handle_errors, progress_bars
-from biokg.ingest.embed import Embedder, HashingEmbedder, embed_graph
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import node_embedder
-from biokg.ingest.vector_cache import VectorCache
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import Embedder, HashingEmbedder, embed_graph
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import node_embedder
 from biokg.settings import Settings
 from biokg.store import GraphStore
 

@@ -7,7 +7,7 @@ Format: ChEMBL's SQLite release ``chembl_NN_sqlite.tar.gz`` (member
 ``chembl_NN/chembl_NN_sqlite/chembl_NN.db``); tables and columns as in
 https://ftp.ebi.ac.uk/pub/databases/chembl/ChEMBLdb/latest/schema_documentation.html. Only the
 columns of :data:`TABLES` are read; a missing table or column is an error naming both. Offline,
-:func:`biokg.ingest.chembl_offline.build_chembl_sqlite` writes a small file in the same schema.
+:func:`biokg.ingest.offline.chembl.build_chembl_sqlite` writes a small file in the same schema.
 
 Kept:
   * ``Drug`` nodes, one per *parent* molecule (``molecule_hierarchy.parent_molregno``): name,
@@ -42,9 +42,9 @@ import polars as pl
 
 from biokg.curie import normalize_curie
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.ingest.chembl_offline import build_chembl_sqlite
-from biokg.ingest.corpus import ORG_HS_DB, debian_file
-from biokg.ingest.fetch import download
+from biokg.ingest.offline.chembl import build_chembl_sqlite
+from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file
+from biokg.ingest.online.download import download
 from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
 from biokg.schema import GraphSchema, load_schema
@@ -105,7 +105,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
         data_dir: take ``chembl.sqlite`` (or an extracted official
             ``chembl_NN/chembl_NN_sqlite/chembl_NN.db``) from this folder.
         offline: without ``data_dir``, build the offline SQLite
-            (:mod:`biokg.ingest.chembl_offline`) into ``cache_dir/chembl`` instead of downloading.
+            (:mod:`biokg.ingest.offline.chembl`) into ``cache_dir/chembl`` instead of downloading.
 
     Raises:
         ConfigError: ``data_dir`` holds neither file.

@@ -26,7 +26,7 @@ or touching an obsolete term; annotations to GO ids absent from the ontology or 
 annotations of objects whose DB is not a Gene prefix (ComplexPortal complexes, RNAcentral
 ncRNAs). With/From, annotation extensions, gene product form ids and assigned-by are not used.
 
-Malformed input is an error, never skipped (see :mod:`biokg.ingest.gaf` for the GAF checks);
+Malformed input is an error, never skipped (see :mod:`biokg.ingest.formats.gaf` for the GAF checks);
 each message names the file, line and offending value.
 """
 
@@ -41,18 +41,18 @@ import polars as pl
 
 from biokg.curie import normalize_prefix
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.ingest.corpus import build_offline_corpus
-from biokg.ingest.fetch import download
-from biokg.ingest.gaf import ASPECTS as ASPECTS
-from biokg.ingest.gaf import EVIDENCE_TO_ECO as EVIDENCE_TO_ECO
-from biokg.ingest.gaf import GAF_COLUMNS as GAF_COLUMNS
-from biokg.ingest.gaf import GAF_RELATIONS as GAF_RELATIONS
-from biokg.ingest.gaf import GAF_USED as GAF_USED
-from biokg.ingest.gaf import gaf_header, read_gaf
-from biokg.ingest.obo import read_obo
+from biokg.ingest.formats.gaf import ASPECTS as ASPECTS
+from biokg.ingest.formats.gaf import EVIDENCE_TO_ECO as EVIDENCE_TO_ECO
+from biokg.ingest.formats.gaf import GAF_COLUMNS as GAF_COLUMNS
+from biokg.ingest.formats.gaf import GAF_RELATIONS as GAF_RELATIONS
+from biokg.ingest.formats.gaf import GAF_USED as GAF_USED
+from biokg.ingest.formats.gaf import gaf_header, read_gaf
+from biokg.ingest.formats.obo import read_obo
+from biokg.ingest.formats.tabular import header_lines
+from biokg.ingest.offline.go_corpus import build_offline_corpus
+from biokg.ingest.online.download import download
 from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
-from biokg.ingest.tabular import header_lines
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)

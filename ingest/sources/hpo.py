@@ -46,8 +46,9 @@ import polars as pl
 
 from biokg.curie import normalize_prefix
 from biokg.errors import ConfigError, SourceFormatError
-from biokg.ingest.fetch import download
-from biokg.ingest.obo import read_obo
+from biokg.ingest.formats.obo import read_obo
+from biokg.ingest.formats.tabular import check_column, header_lines, read_tsv
+from biokg.ingest.online.download import download
 from biokg.ingest.records import (
     ENDPOINT_COLUMNS,
     Records,
@@ -56,7 +57,6 @@ from biokg.ingest.records import (
     provenance_columns,
 )
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
-from biokg.ingest.tabular import check_column, header_lines, read_tsv
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)

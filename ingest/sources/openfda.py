@@ -7,7 +7,7 @@ Licence: CC0 (https://open.fda.gov/license/). Formats and field schemas:
     writes them before building each record's ``openfda`` block): ``brand_name``,
     ``generic_name``, ``substance_name``, ``unii_indexing``, ``rxnorm``, ``spl_set_id`` ...;
     types checked against the ``openfda`` block of the label schema (:data:`PRODUCT_FIELDS`);
-    the readers for all three formats are in :mod:`biokg.ingest.openfda_format`;
+    the readers for all three formats are in :mod:`biokg.ingest.formats.openfda`;
   * drug/event (https://open.fda.gov/apis/drug/event/): FAERS reports, one JSON object per file
     or ``{"results": [...]}`` as the API answers.
 
@@ -39,7 +39,7 @@ with neither ``medicinalproduct`` nor ``openfda.unii``.
 Malformed input is an error naming the file, line and field.
 
 Online files (the API's 240 requests/minute and 1,000/day without a key, ``search_after``
-paging, retries, caching; the bulk zips) are fetched by :mod:`biokg.ingest.openfda_fetch` into a
+paging, retries, caching; the bulk zips) are fetched by :mod:`biokg.ingest.online.openfda` into a
 folder that :func:`fetch` then reads like the offline one.
 """
 
@@ -51,8 +51,9 @@ from pathlib import Path
 import polars as pl
 
 from biokg.errors import BiokgError, ConfigError, SourceFormatError
-from biokg.ingest import openfda_format
-from biokg.ingest.openfda_format import PRODUCT_FIELDS as PRODUCT_FIELDS  # re-exported
+from biokg.ingest.formats import openfda as openfda_format
+from biokg.ingest.formats.openfda import PRODUCT_FIELDS as PRODUCT_FIELDS  # re-exported
+from biokg.ingest.formats.spl import spl_to_label
 from biokg.ingest.records import (
     DRUG_NAME,
     NamedEdges,
@@ -62,7 +63,6 @@ from biokg.ingest.records import (
     provenance_columns,
 )
 from biokg.ingest.sources import Fetched, SourceInfo, fetched
-from biokg.ingest.spl import spl_to_label
 from biokg.schema import load_schema
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ log = logging.getLogger(__name__)
 PRODUCTS_FILE = "harmonized_small.json"
 EVENTS_FILE = "faers_event_postannotation.json"
 SPL_GLOB = "spl_*.xml"  # SPL documents, any number (DailyMed: SPL_URL)
-# drug/label and drug/event API answers (biokg.ingest.openfda_fetch.fetch_api pages) and bulk
+# drug/label and drug/event API answers (biokg.ingest.online.openfda.fetch_api pages) and bulk
 # files (fetch_bulk: drug-label-0001-of-0013.json.zip ...), any number of each
 LABEL_GLOBS = ("drug-label*.json", "drug-label*.json.zip")
 EVENT_GLOBS = ("drug-event*.json", "drug-event*.json.zip")
@@ -106,7 +106,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
             any ``spl_*.xml``, :data:`LABEL_GLOBS` and :data:`EVENT_GLOBS` files; default
             (``BIOKG_OPENFDA_DIR`` unset) the shared folder ``<repo>/../shared/data/openfda``.
         offline: must be true without ``data_dir``: online files are fetched into a folder
-            first (:mod:`biokg.ingest.openfda_fetch`: ``fetch_bulk`` for the bulk files, tens of
+            first (:mod:`biokg.ingest.online.openfda`: ``fetch_bulk`` for the bulk files, tens of
             GB; ``fetch_api`` for a query's pages).
 
     Raises:
@@ -116,7 +116,7 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
     if data_dir is None and not offline:
         raise ConfigError(
             "openfda: an online load reads a folder of downloaded files; fetch them with "
-            "biokg.ingest.openfda_fetch.fetch_bulk('drug/label', ...) or fetch_api(...) into a "
+            "biokg.ingest.online.openfda.fetch_bulk('drug/label', ...) or fetch_api(...) into a "
             "folder and pass it as data_dir (BIOKG_OPENFDA_DIR)"
         )
     folder = Path(data_dir or DEFAULT_DIR)
@@ -245,7 +245,7 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
     )
 
 
-# --- file helpers (format readers: biokg.ingest.openfda_format) --------------------------
+# --- file helpers (format readers: biokg.ingest.formats.openfda) --------------------------
 
 
 def _is_spl(name: str) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
-from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.settings import Settings
 from biokg.store import GraphStore
 from biokg.store.embedded import settings_env

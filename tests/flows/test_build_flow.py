@@ -10,7 +10,7 @@ import pytest
 from prefect.testing.utilities import prefect_test_harness
 
 from biokg.flows.build import build_flow
-from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.settings import Settings
 from biokg.store import GraphStore
 

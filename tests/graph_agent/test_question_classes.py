@@ -19,7 +19,7 @@ import pytest
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
 from biokg.ingest.build import build
-from biokg.ingest.corpus import ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file, write_gaf
 from biokg.ingest.sources import go
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded

@@ -19,10 +19,10 @@ from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, VECTOR_WEIGHT, index_searchers
-from biokg.ingest.embed import HashingEmbedder, embed_graph
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder
-from biokg.ingest.vector_cache import VectorCache
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import HashingEmbedder, embed_graph
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import StaticEmbedder
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

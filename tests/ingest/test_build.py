@@ -25,7 +25,7 @@ from independent_counts import (
 from biokg import cypher
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.build import build
-from biokg.ingest.corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.settings import Settings
 from biokg.store import GraphStore
 

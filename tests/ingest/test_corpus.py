@@ -14,7 +14,7 @@ import fastobo
 import pronto
 import pytest
 
-from biokg.ingest.corpus import (
+from biokg.ingest.offline.go_corpus import (
     GO_DB,
     GOSLIM_PLANT,
     ORG_HS_DB,

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from biokg.errors import ConfigError, EmbeddingError, SchemaError
-from biokg.ingest.embed import (
+from biokg.ingest.embedding.cache import VectorCache, cache_key
+from biokg.ingest.embedding.nodes import (
     EmbedReport,
     HashingEmbedder,
     SentenceTransformerEmbedder,
@@ -24,9 +25,8 @@ from biokg.ingest.embed import (
     text_chunks,
     vector_search,
 )
-from biokg.ingest.onnx_embedder import OnnxEmbedder
-from biokg.ingest.static_embedder import StaticEmbedder, node_embedder
-from biokg.ingest.vector_cache import VectorCache, cache_key
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.static import StaticEmbedder, node_embedder
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.ingest.corpus import GOSLIM_PLANT, debian_file
+from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, debian_file
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import fetched, go
 from biokg.schema import load_schema

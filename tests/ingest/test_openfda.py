@@ -16,10 +16,10 @@ import pytest
 
 from biokg.curie import normalize_curie
 from biokg.errors import SourceFormatError
-from biokg.ingest import openfda_format
+from biokg.ingest.formats import openfda as openfda_format
+from biokg.ingest.formats.spl import LOINC_SECTIONS, spl_to_label
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import openfda
-from biokg.ingest.spl import LOINC_SECTIONS, spl_to_label
 from biokg.schema import load_schema
 
 DATA = openfda.DEFAULT_DIR

@@ -27,9 +27,9 @@ from typer.testing import CliRunner
 
 from biokg.cli.app import app
 from biokg.errors import ConfigError, FetchError, RetryableError, SourceFormatError
-from biokg.ingest import openfda_fetch
 from biokg.ingest.build import build
-from biokg.ingest.openfda_fetch import RequestBudget, fetch_api, fetch_bulk
+from biokg.ingest.online import openfda as openfda_fetch
+from biokg.ingest.online.openfda import RequestBudget, fetch_api, fetch_bulk
 from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore

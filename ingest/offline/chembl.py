@@ -92,7 +92,9 @@ class Curated:
     inn: str | None = None  # when the INN differs from the preferred name
 
 
-CURATED_FILE = "chembl_curated.yaml"  # package data: biokg.ingest/data/, header says what is in it
+CURATED_FILE = (
+    "chembl_curated.yaml"  # package data: ingest/offline/data/, header says what is in it
+)
 
 
 def _strings(value: object, what: str, *, size: int | None = None, nulls: bool = False) -> tuple:
@@ -100,7 +102,7 @@ def _strings(value: object, what: str, *, size: int | None = None, nulls: bool =
     items = value if isinstance(value, list) else None
     ok = items is not None and (size is None or len(items) == size)
     if not ok or not all(isinstance(v, str) or (nulls and v is None) for v in items):
-        raise BiokgError(f"biokg.ingest data/{CURATED_FILE}: {what} must be a list of strings")
+        raise BiokgError(f"ingest/offline/data/{CURATED_FILE}: {what} must be a list of strings")
     return tuple(items)
 
 
@@ -110,7 +112,7 @@ def _load_curated() -> tuple[dict[str, tuple], dict[str, tuple], tuple[Curated, 
     Raises:
         BiokgError: a value of the wrong type, or an accession or MeSH id the file lacks.
     """
-    resource = importlib.resources.files("biokg.ingest") / "data" / CURATED_FILE
+    resource = importlib.resources.files("biokg.ingest.offline") / "data" / CURATED_FILE
     data = yaml.safe_load(resource.read_text(encoding="utf-8"))
     proteins = {k: _strings(v, f"proteins.{k}", size=2) for k, v in data["proteins"].items()}
     diseases = {
@@ -134,7 +136,7 @@ def _load_curated() -> tuple[dict[str, tuple], dict[str, tuple], tuple[Curated, 
         unknown = {a for a, _, _ in drug.mechanisms} - proteins.keys()
         unknown |= set(drug.indications) - diseases.keys()
         if unknown:
-            raise BiokgError(f"biokg.ingest data/{CURATED_FILE}: {chembl_id} uses {unknown}")
+            raise BiokgError(f"ingest/offline/data/{CURATED_FILE}: {chembl_id} uses {unknown}")
         drugs.append(drug)
     return proteins, diseases, tuple(drugs)
 

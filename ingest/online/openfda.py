@@ -36,7 +36,7 @@ from email.message import Message
 from pathlib import Path
 
 from biokg.errors import ConfigError, FetchError, SourceFormatError
-from biokg.ingest.fetch import USER_AGENT, download
+from biokg.ingest.online.download import USER_AGENT, download
 from biokg.ingest.sources import sha256
 
 log = logging.getLogger(__name__)

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from biokg import cypher
 from biokg.errors import EmbeddingError, SchemaError, StoreError
-from biokg.ingest.vector_cache import VectorCache, cache_key
+from biokg.ingest.embedding.cache import VectorCache, cache_key
 from biokg.ingest.writer import Progress
 from biokg.schema import GraphSchema, load_schema
 from biokg.store import GraphStore

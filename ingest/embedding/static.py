@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from biokg.errors import EmbeddingError
-from biokg.ingest.embed import MODEL_FILES, Embedder, SentenceTransformerEmbedder, _package
+from biokg.ingest.embedding.nodes import (
+    MODEL_FILES,
+    Embedder,
+    SentenceTransformerEmbedder,
+    _package,
+)
 from biokg.settings import Settings
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
@@ -124,7 +129,7 @@ def node_embedder(settings: Settings) -> Embedder:
     """The embedder of node vectors (and of the names questions search by meaning) that
     ``BIOKG_EMBEDDER`` chooses: the static model (default) or the transformer itself."""
     if settings.embedder == "transformer":
-        from biokg.ingest.onnx_embedder import OnnxEmbedder
+        from biokg.ingest.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(settings.cache_dir)  # the transformer's vectors, without torch
     return StaticEmbedder(settings.cache_dir)

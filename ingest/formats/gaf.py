@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from biokg.errors import SourceFormatError
-from biokg.ingest.tabular import check_column, header_lines, read_tsv
+from biokg.ingest.formats.tabular import check_column, header_lines, read_tsv
 
 # GAF 2.2 columns 1-17, in spec order:
 # http://geneontology.org/docs/go-annotation-file-gaf-format-2.2/#gaf-22-format

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from biokg.errors import SourceFormatError
-from biokg.ingest.obo import check_text
+from biokg.ingest.formats.obo import check_text
 
 
 def read_tsv(
