@@ -78,7 +78,12 @@ def resolve(
 
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="write-{planned.name}")
 def write(
-    store: GraphStore, settings: Settings, planned: Planned, records: Records, identity: MergeReport
+    store: GraphStore,
+    settings: Settings,
+    planned: Planned,
+    records: Records,
+    identity: MergeReport,
+    rewrite: bool = False,
 ) -> dict:
     result = write_records(
         store,
@@ -87,6 +92,7 @@ def write(
         batch_size=settings.batch_size,
         bulk=settings.bulk_load,
         identity=identity,
+        rewrite=rewrite,
     )
     return result.__dict__
 
@@ -111,9 +117,11 @@ def build_flow(
     offline: bool = True,
     sample: bool = False,
     embed: bool = True,
+    force: bool = False,
     settings: Settings | None = None,
 ) -> list[dict]:
-    """Build the graph from ``sources`` (default: every source); one report row per source.
+    """Build the graph from ``sources`` (default: every default source); one report row per
+    source. Sources read before by the same code are skipped unless ``force``.
 
     With ``embed`` (default), new and changed nodes are embedded last; that report is logged.
     """
@@ -127,11 +135,11 @@ def build_flow(
         writer = GraphWriter(
             store, load_schema(), batch_size=settings.batch_size, bulk=settings.bulk_load
         )
-        skipped, pending = split_unchanged(writer, planned)
+        skipped, pending = ([], planned) if force else split_unchanged(writer, planned)
         report = [result.__dict__ for result in skipped]
         prepared = [(plan, prepare(plan, sample)) for plan in pending]
         report += [
-            write(store, settings, plan, records, identity)
+            write(store, settings, plan, records, identity, force)
             for plan, records, identity in resolve(store, prepared)
         ]
         if embed:

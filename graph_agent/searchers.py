@@ -79,24 +79,36 @@ class VectorSearcher:
             return []  # one word the model cuts into pieces: a name, near names spelt alike
         [vector] = self.embedder.embed([text])
         out = []
-        for label in self.labels:
-            cosines = self._cosines(text, label, vector, read)
-            out += [(node, VECTOR_WEIGHT * c) for node, c in cosines[:PER_LABEL] if c >= MIN_COSINE]
+        for nearest in self._cosines(text, vector, read):
+            out += [(node, VECTOR_WEIGHT * c) for node, c in nearest[:PER_LABEL] if c >= MIN_COSINE]
         return out
 
     def _cosines(
-        self, text: str, label: str, vector: list[float], read: Reader | None
-    ) -> list[tuple[str, float]]:
-        """The label's nearest nodes with their cosine to the text, best first."""
+        self, text: str, vector: list[float], read: Reader | None
+    ) -> list[list[tuple[str, float]]]:
+        """Per label, the nearest nodes with their cosine to the text, best first; rescoring
+        takes one reranker call for every label's pool."""
         if self.reranker is None:
-            hits = vector_search(self.store, label, vector, PER_LABEL, read=read)
-            return [(node, 2 * score - 1) for node, score in hits]  # score is (1 + cos) / 2
-        pool = vector_neighbours(self.store, label, vector, RERANK_POOL, read=read)
-        if not pool:
+            return [
+                [(node, 2 * score - 1) for node, score in hits]  # score is (1 + cos) / 2
+                for hits in (
+                    vector_search(self.store, label, vector, PER_LABEL, read=read)
+                    for label in self.labels
+                )
+            ]
+        pools = [
+            vector_neighbours(self.store, label, vector, RERANK_POOL, read=read)
+            for label in self.labels
+        ]
+        texts = [node_text for pool in pools for _, _, node_text in pool]
+        if not texts:
             return []
-        asked, *texts = self.reranker.embed([text, *(node_text for _, _, node_text in pool)])
-        cosines = [(node, _dot(asked, t)) for (node, _, _), t in zip(pool, texts, strict=True)]
-        return sorted(cosines, key=lambda hit: -hit[1])
+        asked, *vectors = self.reranker.embed([text, *texts])
+        scored = iter(_dot(asked, v) for v in vectors)
+        return [
+            sorted(((node, next(scored)) for node, _, _ in pool), key=lambda hit: -hit[1])
+            for pool in pools
+        ]
 
 
 def _dot(a: list[float], b: list[float]) -> float:

@@ -2,24 +2,31 @@
 
 Every source is parsed and validated before anything is written, so a bad input file leaves the
 graph exactly as it was. A source whose inputs match its current load (same checksums) is
-skipped without parsing. The Prefect flow (flows/build.py) runs these same functions as tasks.
+skipped without parsing: "the same" means the same input checksums read by the same code (the
+source's parser version, the schema's record shape, the identity rules), so a fix in any of
+them reaches an existing graph; ``force`` reloads regardless. The Prefect flow (flows/build.py)
+runs these same functions as tasks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from types import ModuleType
 
 import polars as pl
 
 from biokg.errors import BiokgError
+from biokg.ingest import identity as identity_rules
+from biokg.ingest import named_edges
 from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
-from biokg.ingest.sources import Fetched, chembl, go, hpo, openfda
+from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
+from biokg.ingest.sources.base import Fetched, Source
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -27,9 +34,7 @@ from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 
-#: Build order matters for identity: openFDA drugs merge onto ChEMBL drugs written before them.
-SOURCES: dict[str, ModuleType] = {"hpo": hpo, "go": go, "chembl": chembl, "openfda": openfda}
-DEFAULT_SOURCES = ("hpo", "go", "chembl", "openfda")
+__all__ = ["DEFAULT_SOURCES", "SOURCES", "build", "fetch_source", "prepare_records"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,7 @@ class Planned:
     release: Release
 
 
-def source_module(name: str) -> ModuleType:
+def source_module(name: str) -> Source:
     """The module of a source by its short name.
 
     Raises:
@@ -73,8 +78,27 @@ def fetch_source(
     folder = data_dir or settings.source_dir(name)
     fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline)
     info = module.SOURCE
-    release = Release(info.infores, fetched.version, info.license, fetched.checksums)
+    release = Release(
+        info.infores, fetched.version, info.license, fetched.checksums, code=code_key(module)
+    )
     return Planned(name, fetched, release)
+
+
+def code_key(source: Source) -> dict[str, str]:
+    """What, besides its inputs, decides a source's records: part of its load key."""
+    return {
+        "parser": source.SOURCE.parser_version,
+        "schema": load_schema().records_digest,
+        "identity": _identity_digest(),
+    }
+
+
+@cache
+def _identity_digest() -> str:
+    """Digest of the identity rules' code (drug merges, named edges): when it changes, drugs may
+    merge differently, so every source is read again."""
+    text = b"".join(Path(m.__file__).read_bytes() for m in (identity_rules, named_edges))  # type: ignore[arg-type]
+    return hashlib.sha256(text).hexdigest()[:16]
 
 
 def prepare_records(planned: Planned, *, sample: bool = False) -> Records:
@@ -104,14 +128,16 @@ def write_records(
     bulk: bool = True,
     progress: Progress | None = None,
     identity: MergeReport | None = None,
+    rewrite: bool = False,
 ) -> LoadResult:
     """Write one prepared source, with its merge report (constraints must exist: see
-    :func:`build`)."""
+    :func:`build`); ``rewrite``: see :meth:`GraphWriter.load`."""
     return GraphWriter(store, load_schema(), batch_size=batch_size, bulk=bulk).load(
         records,
         planned.release,
         progress=progress,
         identity=identity.as_dict() if identity else None,
+        rewrite=rewrite,
     )
 
 
@@ -123,9 +149,11 @@ def build(
     data_dir: Path | None = None,
     offline: bool = True,
     sample: bool = False,
+    force: bool = False,
     progress: Progress | None = None,
 ) -> list[LoadResult]:
-    """Build or update the graph from ``sources``; unchanged sources are skipped.
+    """Build or update the graph from ``sources``; unchanged sources are skipped unless
+    ``force``.
 
     Raises:
         BiokgError: any source failed to fetch, parse or validate (nothing was written then),
@@ -137,11 +165,17 @@ def build(
     planned = [
         fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in build_order(sources)
     ]
-    results, pending = split_unchanged(writer, planned)
+    results, pending = ([], planned) if force else split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
     for plan, records, identity in resolve_identities(prepared, known_drugs(store)):
         results.append(
-            writer.load(records, plan.release, progress=progress, identity=identity.as_dict())
+            writer.load(
+                records,
+                plan.release,
+                progress=progress,
+                identity=identity.as_dict(),
+                rewrite=force,
+            )
         )
     return results
 

@@ -26,7 +26,7 @@ from typing import Literal
 import polars as pl
 
 from biokg.errors import RecordValidationError
-from biokg.schema import GraphSchema, PropertyType
+from biokg.schema import GraphSchema, PropertyType, load_schema
 
 ENDPOINT_COLUMNS = ("subject", "object", "subject_label", "object_label")
 _DTYPES: dict[PropertyType, pl.DataType] = {
@@ -49,6 +49,9 @@ class Release:
     retrieved_at: str = field(
         default_factory=lambda: datetime.now(UTC).replace(microsecond=0).isoformat()
     )
+    #: The code that turns the inputs into records: parser version, schema and identity rules'
+    #: digests. Part of the load key, so a fix in any of them reaches an existing graph.
+    code: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -56,8 +59,10 @@ class Release:
 
     @property
     def load_id(self) -> str:
-        """Short digest of the exact inputs: edges of other loads of this source are stale."""
-        text = "\n".join(f"{name}={digest}" for name, digest in sorted(self.checksums.items()))
+        """Short digest of the exact inputs and the code that read them: edges of other loads of
+        this source are stale."""
+        keyed = {**self.checksums, **{f"code:{k}": v for k, v in self.code.items()}}
+        text = "\n".join(f"{name}={digest}" for name, digest in sorted(keyed.items()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
@@ -107,7 +112,23 @@ def provenance_columns(release: Release) -> list[pl.Expr]:
     ]
 
 
+def category_column(label: str, schema: GraphSchema | None = None) -> pl.Expr:
+    """The label's Biolink category from schema/, as the ``category`` column."""
+    return pl.lit((schema or load_schema()).label(label).category).alias("category")
+
+
+def sources_column(release: Release) -> pl.Expr:
+    """The ``sources`` list of a node this load asserts: its own infores id."""
+    return pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources")
+
+
 def finalize_edges(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
+    """Edges with deterministic ids (first column), rows asserting the same edge merged (see
+    :func:`_merge_duplicates`)."""
+    return _merge_duplicates(frame, rel_type, schema).select("id", pl.exclude("id"))
+
+
+def _merge_duplicates(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
     """Give each edge its deterministic id and merge rows that assert the same edge.
 
     ``frame`` has the endpoint columns, provenance columns and type properties; list columns

@@ -101,8 +101,12 @@ class GraphWriter:
         *,
         progress: Progress | None = None,
         identity: dict | None = None,
+        rewrite: bool = False,
     ) -> LoadResult:
         """Write nodes, stubs, edges, then the :SourceVersion record; delete stale edges.
+
+        Edges this same load already wrote (a killed load run again) are skipped, unless
+        ``rewrite`` (``biokg build --force``): then they are written again like any other.
 
         ``identity`` (the drug merge report) is kept with the load, so a later build that skips
         these unchanged inputs still reports it.
@@ -127,7 +131,7 @@ class GraphWriter:
             c, _ = self._write_nodes(label, frame, release, progress, stub=True)
             created += c
         for rel_type, frame in sorted(records.edges.items()):
-            written += self._write_edges(rel_type, frame, release, progress)
+            written += self._write_edges(rel_type, frame, release, progress, rewrite=rewrite)
         self._record_release(records, release, identity)
         deleted = sum(
             self._delete_stale(rel_type, release) for rel_type in sorted(self.schema.types)
@@ -175,16 +179,26 @@ class GraphWriter:
 
     # -- edges -----------------------------------------------------------------------------
     def _write_edges(
-        self, rel_type: str, frame: pl.DataFrame, release: Release, progress: Progress
+        self,
+        rel_type: str,
+        frame: pl.DataFrame,
+        release: Release,
+        progress: Progress,
+        *,
+        rewrite: bool,
     ) -> int:
-        """CREATE new edges, rewrite edges of earlier loads, skip this load's own (a re-run)."""
+        """CREATE new edges, rewrite edges of earlier loads, skip this load's own (a re-run)
+        unless ``rewrite``."""
         self.schema.relationship(rel_type)
         lookup = cypher.load("write_existing_edges").replace("{type}", rel_type)
         existing = {
             row["id"]: row["load_id"] for row in self.store.read(lookup, {"source": release.source})
         }
         known = pl.Series(list(existing), dtype=pl.String)
-        mine = pl.Series([k for k, v in existing.items() if v == release.load_id], dtype=pl.String)
+        mine = pl.Series(
+            [k for k, v in existing.items() if v == release.load_id and not rewrite],
+            dtype=pl.String,
+        )
         frame = frame.filter(~pl.col("id").is_in(mine.implode())).with_columns(
             pl.lit(release.load_id).alias("load_id")
         )
@@ -307,6 +321,7 @@ class GraphWriter:
             "retrieved_at": release.retrieved_at,
             "loaded_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
             "checksums": json.dumps(release.checksums, sort_keys=True),
+            "code": json.dumps(release.code, sort_keys=True),
             "counts": json.dumps(records.counts(), sort_keys=True),
             **({"identity": json.dumps(identity, sort_keys=True)} if identity else {}),
         }

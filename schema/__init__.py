@@ -7,6 +7,8 @@ labels and unknown types are errors naming the file and entry, never silently dr
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from functools import cache
 from importlib.resources import files
@@ -113,6 +115,26 @@ class GraphSchema(_Strict):
     asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
     not_held: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    @property
+    def records_digest(self) -> str:
+        """Digest of what shapes loaded records (labels' categories, id prefixes and properties;
+        types' endpoints, properties and qualifiers; provenance; prefixes), not of how people
+        ask: a change here reloads sources, a new question wording does not."""
+        shape = {
+            "entity": self.entity,
+            "labels": {
+                n: (s.category, s.id_prefixes, s.properties) for n, s in self.labels.items()
+            },
+            "types": {
+                n: (s.predicate, s.from_labels, s.to_labels, s.properties, s.qualifiers)
+                for n, s in self.types.items()
+            },
+            "provenance": self.provenance.model_dump(),
+            "prefixes": self.prefixes,
+        }
+        text = json.dumps(shape, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def kind_properties(self) -> list[str]:

@@ -31,8 +31,11 @@ def build_command(
     embed: bool = typer.Option(
         True, "--embed/--no-embed", help="Then embed the text of new and changed nodes."
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Reload every named source, even one already read by this code."
+    ),
 ) -> None:
-    """Build or update the graph; sources whose inputs did not change are skipped."""
+    """Build or update the graph; a source whose inputs and code did not change is skipped."""
     names = tuple(s.strip() for s in sources.split(",") if s.strip())
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
@@ -44,11 +47,14 @@ def build_command(
                 data_dir=data_dir,
                 offline=not online,
                 sample=sample,
+                force=force,
                 progress=progress,
             )
         for r in results:
             if r.skipped:
-                console.print(f"{r.source} {r.version}: unchanged, skipped")
+                console.print(
+                    f"{r.source} {r.version}: unchanged inputs and code, skipped (--force reloads)"
+                )
             else:
                 console.print(
                     f"{r.source} {r.version}: {r.nodes_created} nodes created, "

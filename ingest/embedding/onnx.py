@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import warnings
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from biokg.errors import EmbeddingError
 from biokg.ingest.embedding.nodes import MODEL_FILES, SentenceTransformerEmbedder, _package
+from biokg.ingest.files import atomic_path
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
@@ -136,10 +136,8 @@ def export(path: Path) -> Path:
     log.info("exporting the embedding model to %s", path)
     model = AutoModel.from_pretrained(str(_model_folder()), local_files_only=True).eval()
     sample = torch.ones(2, 8, dtype=torch.long)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.part")
     try:
-        with warnings.catch_warnings():
+        with atomic_path(path) as partial, warnings.catch_warnings():
             # the tracer warns that shape checks become constants: inputs always carry a mask
             warnings.simplefilter("ignore")
             torch.onnx.export(
@@ -156,9 +154,7 @@ def export(path: Path) -> Path:
                 dynamo=False,
             )
     except Exception as err:  # torch raises many kinds; all mean "no exported model"
-        partial.unlink(missing_ok=True)
         raise EmbeddingError(f"exporting the embedding model to {path} failed: {err}") from err
-    partial.replace(path)
     return path
 
 

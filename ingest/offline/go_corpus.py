@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from biokg.errors import BiokgError, SourceFormatError
+from biokg.ingest.files import atomic_path
 
 R_LIB = "usr/lib/R/site-library"
 GO_DB = ("r-bioc-go.db", f"{R_LIB}/GO.db/extdata/GO.sqlite")
@@ -158,12 +159,11 @@ def _quoted(text: str) -> str:
 
 
 def _atomic_write(out: Path, lines: list[str]) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+    with (
+        atomic_path(Path(out)) as partial,
+        open(partial, "w", encoding="utf-8", newline="\n") as fh,
+    ):
         fh.writelines(lines)
-    tmp.replace(out)
 
 
 def write_go_basic_obo(go_sqlite: Path, out: Path) -> dict[str, int]:

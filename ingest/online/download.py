@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from biokg.errors import FetchError
-from biokg.ingest.sources import sha256
+from biokg.ingest.files import atomic_path, sha256
 
 log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"
@@ -41,11 +41,9 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
         try:
             request = urllib.request.Request(url, headers=headers)
             with urllib.request.urlopen(request, timeout=60) as response:
-                partial = target.with_name(target.name + ".part")
-                with open(partial, "wb") as out:
+                with atomic_path(target) as partial, open(partial, "wb") as out:
                     while block := response.read(1 << 20):
                         out.write(block)
-                partial.replace(target)
                 meta = {
                     "url": url,
                     "last_modified": response.headers.get("Last-Modified"),

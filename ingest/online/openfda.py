@@ -36,8 +36,8 @@ from email.message import Message
 from pathlib import Path
 
 from biokg.errors import ConfigError, FetchError, SourceFormatError
+from biokg.ingest.files import sha256
 from biokg.ingest.online.download import USER_AGENT, download
-from biokg.ingest.sources import sha256
 
 log = logging.getLogger(__name__)
 

@@ -1,90 +1,14 @@
-"""Source modules: one per source, each with the same surface, in this order.
+"""The registered sources, in build order: the one list the build, the CLI and the tests read.
 
-* ``SOURCE``: a :class:`SourceInfo` (infores id, licence, official URLs, count bounds);
-* ``fetch(cache_dir, *, corpus_dir, offline) -> Fetched``: local input files with checksums;
-* ``discover_version(fetched_files) -> str``: from file headers (``#version:``, ``data-version:``);
-* ``parse(fetched) -> dict[str, pl.DataFrame]``: the real format to frames, by header;
-* ``normalize(frames, *, release) -> Records``: frames to typed node and edge records.
+Order matters for identity: openFDA's drugs merge onto ChEMBL's, which must be written first.
+Each module follows :mod:`biokg.ingest.sources.base`.
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
-from pathlib import Path
+from biokg.ingest.sources import chembl, go, hpo, openfda
+from biokg.ingest.sources.base import Source
 
-from biokg.errors import ConfigError, CountBoundsError
-from biokg.ingest.records import Records
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    """Declarative facts about a source: who publishes it, under what licence, what to expect."""
-
-    name: str
-    infores: str
-    license: str
-    urls: dict[str, str]
-    #: "nodes:<Label>" / "edges:<TYPE>" -> (min, max) counts a complete load must fall within
-    bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def files_in(self, data_dir: Path) -> dict[str, Path]:
-        """The source's files under their standard names in a user's folder.
-
-        Raises:
-            ConfigError: some are missing; the message names them and where they come from.
-        """
-        files = {name: Path(data_dir) / name for name in self.urls}
-        missing = [name for name, path in files.items() if not path.is_file()]
-        if missing:
-            raise ConfigError(
-                f"{self.name}: {', '.join(missing)} not found in {data_dir}; put the release "
-                f"files there ({', '.join(self.urls.values())}) or leave the data folder unset"
-            )
-        return files
-
-    def check_bounds(self, records: Records, *, scale_ok: bool = False) -> None:
-        """Fail a load whose counts fall outside the declared bounds, listing every miss.
-
-        ``scale_ok`` relaxes only the lower bounds, for deliberately small inputs (test fixtures,
-        quick-start slices); upper bounds always hold.
-
-        Raises:
-            CountBoundsError: one or more counts out of bounds.
-        """
-        counts = records.counts()
-        misses = []
-        for key, (low, high) in sorted(self.bounds.items()):
-            n = counts.get(key, 0)
-            if n > high or (n < low and not scale_ok):
-                misses.append(f"{key}={n} outside [{low}, {high}]")
-        if misses:
-            raise CountBoundsError(
-                f"{self.name}: counts out of bounds ({'; '.join(misses)}); the input looks "
-                "truncated or is not the expected file"
-            )
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """Local input files of one source load, with their sha256 and the discovered version."""
-
-    files: dict[str, Path]
-    version: str
-    checksums: dict[str, str]
-    #: the files are a known subset of a release (offline samples): only upper bounds apply
-    sample: bool = False
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def fetched(files: dict[str, Path], version: str, *, sample: bool = False) -> Fetched:
-    """Build a :class:`Fetched` for local files, checksumming each."""
-    checksums = {name: sha256(path) for name, path in sorted(files.items())}
-    return Fetched(files, version, checksums, sample)
+SOURCES: dict[str, Source] = {module.SOURCE.name: module for module in (hpo, go, chembl, openfda)}  # type: ignore[misc]
+#: What ``biokg build`` builds without ``--sources``.
+DEFAULT_SOURCES: tuple[str, ...] = tuple(n for n, s in SOURCES.items() if s.SOURCE.default)

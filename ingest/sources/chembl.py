@@ -42,11 +42,19 @@ import polars as pl
 
 from biokg.curie import normalize_curie
 from biokg.errors import BiokgError, SourceFormatError
+from biokg.ingest.files import atomic_path
 from biokg.ingest.offline.chembl import build_chembl_sqlite
 from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file
 from biokg.ingest.online.download import download
-from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
-from biokg.ingest.sources import Fetched, SourceInfo, fetched
+from biokg.ingest.records import (
+    Records,
+    Release,
+    category_column,
+    finalize_edges,
+    provenance_columns,
+    sources_column,
+)
+from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -225,15 +233,17 @@ def _extract_db(tarball: Path, target: Path) -> Path:
             out = target / Path(member.name).name
             if out.is_file() and out.stat().st_size == member.size:
                 return out
-            partial = out.with_name(out.name + ".part")
-            with tar.extractfile(member) as src, open(partial, "wb") as dst:  # type: ignore[union-attr]
+            with (
+                atomic_path(out) as partial,
+                tar.extractfile(member) as src,  # type: ignore[union-attr]
+                open(partial, "wb") as dst,
+            ):
                 while block := src.read(1 << 20):
                     dst.write(block)
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
         raise SourceFormatError(
             f"{tarball}: truncated or corrupt ChEMBL tarball ({err}); delete it and fetch again"
         ) from err
-    partial.replace(out)
     return out
 
 
@@ -309,8 +319,8 @@ def _drugs(
             pl.col("pref_name").alias("name"),
             pl.col("synonyms").fill_null(empty),
             pl.col("xrefs").fill_null(empty),
-            pl.lit("biolink:Drug").alias("category"),
-            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+            category_column("Drug"),
+            sources_column(release),
             pl.col("canonical_smiles").cast(pl.String).alias("smiles"),
             pl.col("standard_inchi_key").cast(pl.String).alias("inchikey"),
             pl.col("max_phase").cast(pl.Float64),
@@ -394,7 +404,7 @@ def _targets(
         "action_type",
         pl.col("mechanism_of_action").alias("mechanism"),
     )
-    return _finish(edges, "TARGETS", schema), _genes(rows, release)
+    return finalize_edges(edges, "TARGETS", schema), _genes(rows, release)
 
 
 def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
@@ -410,8 +420,8 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
             pl.col("object").alias("id"),
             pl.col("symbol").alias("name"),
             "xrefs",
-            pl.lit("biolink:Gene").alias("category"),
-            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+            category_column("Gene"),
+            sources_column(release),
             "symbol",
             pl.format("NCBITaxon:{}", "tax_id").alias("taxon"),
         )
@@ -474,12 +484,7 @@ def _indications(
                 pl.col("object").alias("id"),
                 "name",
                 pl.lit(schema.label(str(label[0])).category).alias("category"),
-                pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+                sources_column(release),
             )
         )
-    return _finish(edges, "INDICATED_FOR", schema), stubs
-
-
-def _finish(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
-    """:func:`finalize_edges` (deterministic ids, duplicates merged), ``id`` first."""
-    return finalize_edges(frame, rel_type, schema).select("id", pl.exclude("id"))
+    return finalize_edges(edges, "INDICATED_FOR", schema), stubs

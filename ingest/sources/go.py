@@ -51,8 +51,15 @@ from biokg.ingest.formats.obo import read_obo
 from biokg.ingest.formats.tabular import header_lines
 from biokg.ingest.offline.go_corpus import build_offline_corpus
 from biokg.ingest.online.download import download
-from biokg.ingest.records import Records, Release, finalize_edges, provenance_columns
-from biokg.ingest.sources import Fetched, SourceInfo, fetched
+from biokg.ingest.records import (
+    Records,
+    Release,
+    category_column,
+    finalize_edges,
+    provenance_columns,
+    sources_column,
+)
+from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -233,7 +240,7 @@ def _go_terms(terms: pl.DataFrame, release: Release, schema: GraphSchema) -> pl.
         "xrefs",
         "namespace",
         pl.col("namespace").replace_strict(NAMESPACE_CATEGORIES, default=default).alias("category"),
-        pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+        sources_column(release),
     )
 
 
@@ -259,7 +266,7 @@ def _ontology_edges(
             *provenance_columns(release),
             "source_record",
         )
-        edges[rel_type] = _finish(frame, rel_type, schema)
+        edges[rel_type] = finalize_edges(frame, rel_type, schema)
     return edges
 
 
@@ -296,7 +303,9 @@ def _annotations(
         pl.concat_list("evidence_code").alias("evidence"),
         _references(gaf).list.unique().list.sort(),  # as merged rows get them
     )
-    merged = _finish(edges, "ANNOTATED_WITH", schema)  # one per (gene, term, relation, negated)
+    merged = finalize_edges(
+        edges, "ANNOTATED_WITH", schema
+    )  # one per (gene, term, relation, negated)
     return _genes(rows, release), merged.sort("subject", "object", "relation", "negated")
 
 
@@ -334,16 +343,11 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
             .str.split("|")
             .list.eval(pl.element().filter(pl.element() != ""))
             .alias("synonyms"),
-            pl.lit("biolink:Gene").alias("category"),
-            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+            category_column("Gene"),
+            sources_column(release),
             pl.col("db_object_symbol").alias("symbol"),
             pl.format("NCBITaxon:{}", pl.col("taxon").str.extract(r"^taxon:(\d+)", 1)).alias(
                 "taxon"
             ),
         )
     )
-
-
-def _finish(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
-    """:func:`finalize_edges` (deterministic ids, duplicates merged), ``id`` first."""
-    return finalize_edges(frame, rel_type, schema).select("id", pl.exclude("id"))

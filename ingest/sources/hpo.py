@@ -53,10 +53,12 @@ from biokg.ingest.records import (
     ENDPOINT_COLUMNS,
     Records,
     Release,
+    category_column,
     finalize_edges,
     provenance_columns,
+    sources_column,
 )
-from biokg.ingest.sources import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -349,10 +351,7 @@ def _nullable(column: str) -> pl.Expr:
 
 
 def _node_base(schema: GraphSchema, label: str, release: Release) -> list[pl.Expr]:
-    return [
-        pl.lit(schema.label(label).category).alias("category"),
-        pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
-    ]
+    return [category_column(label, schema), sources_column(release)]
 
 
 def _edge_base(subject_label: str, object_label: str, release: Release) -> list[pl.Expr]:

@@ -59,10 +59,12 @@ from biokg.ingest.records import (
     NamedEdges,
     Records,
     Release,
+    category_column,
     finalize_edges,
     provenance_columns,
+    sources_column,
 )
-from biokg.ingest.sources import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
 from biokg.schema import load_schema
 
 log = logging.getLogger(__name__)
@@ -195,13 +197,13 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
     schema = load_schema()
     dropped: dict[str, int] = {}
     uses = _ingredient_uses(frames, dropped)  # one row per (unii, set_id, record)
-    sources = pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources")
+    sources = sources_column(release)
     drugs = _drugs(uses, frames).with_columns(sources)
     labels = _labels(frames).with_columns(sources)
     sections = frames["label_sections"].select(
         pl.format("DAILYMED:{}/{}", "set_id", "section").alias("id"),
         pl.format("{} ({})", "section", "set_id").alias("name"),
-        pl.lit("biolink:InformationContentEntity").alias("category"),
+        category_column("LabelSection"),
         sources,
         "section",
         "loinc",
@@ -229,9 +231,7 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
         "HAS_LABEL": has_label.sort("subject", "object", "source_record"),
         "HAS_LABEL_SECTION": has_section.sort("subject", "object"),
     }
-    edges = {
-        t: finalize_edges(f, t, schema).select("id", pl.exclude("id")) for t, f in edges.items()
-    }
+    edges = {t: finalize_edges(f, t, schema) for t, f in edges.items()}
     log.info(
         "openfda %s: dropped %s",
         release.version,
@@ -315,7 +315,7 @@ def _drugs(uses: pl.DataFrame, frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
             pl.format("UNII:{}", "unii").alias("id"),
             pl.col("substance").alias("name"),
             pl.col("xrefs").fill_null(pl.lit([], dtype=pl.List(pl.String))),
-            pl.lit("biolink:Drug").alias("category"),
+            category_column("Drug"),
             "brand_names",
             "generic_names",
         )
@@ -349,7 +349,7 @@ def _labels(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
     return merged.sort("set_id").select(
         pl.format("DAILYMED:{}", "set_id").alias("id"),
         pl.col("brand_names").list.first().alias("name"),
-        pl.lit("biolink:InformationContentEntity").alias("category"),
+        category_column("Label"),
         "set_id",
         "version",
         "effective_time",
@@ -378,8 +378,8 @@ def _adverse_events(
             .then(None)
             .otherwise(pl.col("reaction"))
             .alias("name"),
-            pl.lit("biolink:PhenotypicFeature").alias("category"),
-            pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources"),
+            category_column("AdverseEvent"),
+            sources_column(release),
         )
     )
     # each UNII of a harmonized drug (a combination names every ingredient), else its text

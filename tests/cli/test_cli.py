@@ -48,6 +48,12 @@ def test_build_then_status_json_reports_go_counts(
     assert summary["edges_missing_provenance"] == 0
     current = [v for v in summary["sources"] if v["source"] == "infores:go" and v["current"]]
     assert len(current) == 1 and current[0]["checksums"]["goa_human.gaf"]
+    again = ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample", "--no-embed"]
+    skipped = runner.invoke(app, again, env=settings_env(settings))
+    assert "skipped (--force reloads)" in skipped.output, skipped.output
+    forced = runner.invoke(app, [*again, "--force"], env=settings_env(settings))
+    assert forced.exit_code == 0 and "edges written" in forced.output, forced.output
+    assert "skipped" not in forced.output
 
 
 @pytest.mark.parametrize(

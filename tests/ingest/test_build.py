@@ -26,6 +26,7 @@ from biokg import cypher
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from biokg.ingest.sources import go
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -97,6 +98,28 @@ def test_rebuild_with_unchanged_inputs_is_skipped(
     [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert result.skipped
     assert snapshot(store) == before
+
+
+def test_a_new_parser_version_or_force_reloads_unchanged_inputs(
+    store: GraphStore, settings: Settings, go_small: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(store, settings, ("go",), data_dir=go_small, sample=True)
+    [forced] = build(store, settings, ("go",), data_dir=go_small, sample=True, force=True)
+    assert not forced.skipped and forced.edges_written > 0
+    assert_go_graph_matches(store, go_small)
+    # a fixed normalizer ships with a raised parser version: the same files are read again and
+    # the old load's edges replaced, not kept beside the new ones
+    fixed = dataclasses.replace(go.SOURCE, parser_version=f"{go.SOURCE.parser_version}.1")
+    monkeypatch.setattr(go, "SOURCE", fixed)
+    [reloaded] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    assert not reloaded.skipped and reloaded.edges_written > 0
+    assert_go_graph_matches(store, go_small)
+    [version] = store.read(
+        "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.code AS code", {"s": GO}
+    )
+    assert json.loads(version["code"])["parser"] == fixed.parser_version
+    [again] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    assert again.skipped
 
 
 def test_every_edge_has_provenance(store: GraphStore, settings: Settings, go_small: Path) -> None:

@@ -18,7 +18,8 @@ import pytest
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, debian_file
 from biokg.ingest.records import Records, Release, validate
-from biokg.ingest.sources import fetched, go
+from biokg.ingest.sources import go
+from biokg.ingest.sources.base import fetched
 from biokg.schema import load_schema
 
 CACHE = Path.home() / ".cache" / "biokg" / "test-data"
