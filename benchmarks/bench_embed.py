@@ -127,7 +127,7 @@ def main() -> None:
                 order = sorted(zip(cosines, (h[0] for h in hits), strict=True), reverse=True)
                 ranks[reranked].append(rank(node_id, [i for _, i in order]))
     print(
-        f"k-NN (k=10, with node properties) over {len(rows):,} vectors, {len(probes)} queries: "
+        f"k-NN (k=10, with node texts) over {len(rows):,} vectors, {len(probes)} queries: "
         f"p50 {percentile(knn_ms, 50):.1f} ms, p95 {percentile(knn_ms, 95):.1f} ms "
         f"(baseline {KNN_BASELINE_MS:.0f} ms); query embedding p50 "
         f"{percentile(embed_ms, 50):.1f} ms, p95 {percentile(embed_ms, 95):.1f} ms"

@@ -385,9 +385,8 @@ def vector_search(
         EmbeddingError: ``vector`` does not have the index's dimensions.
         StoreError: the vector index is missing (run ``biokg build`` or ``apply_schema``).
     """
-    return [
-        (node, score) for node, score, _ in vector_neighbours(store, label, vector, k, read=read)
-    ]
+    rows = _nearest(store, label, vector, k, "search_vector", read)
+    return [(row["id"], row["score"]) for row in rows]
 
 
 def vector_neighbours(
@@ -400,15 +399,25 @@ def vector_neighbours(
 ) -> list[tuple[str, float, str]]:
     """:func:`vector_search` with each node's embedded text (:func:`node_text`), so a second,
     slower model can rescore a fast model's neighbours. Raises as :func:`vector_search`."""
-    schema = load_schema()
-    _require_embedded(schema, label)
+    rows = _nearest(store, label, vector, k, "search_vector_nodes", read)
+    return [(row["id"], row["score"], node_text(label, row["node"])) for row in rows]
+
+
+def _nearest(
+    store: GraphStore,
+    label: str,
+    vector: Sequence[float],
+    k: int,
+    query: str,
+    read: Reader | None,
+) -> list[dict[str, Any]]:
+    _require_embedded(load_schema(), label)
     if len(vector) != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(f"query vector has {len(vector)} dimensions, expected 384")
-    rows = (read or store.read)(
-        cypher.load("search_vector"),
+    return (read or store.read)(
+        cypher.load(query),
         {"index": store.dialect.vector_index_name(label), "k": k, "vector": list(vector)},
     )
-    return [(row["id"], row["score"], node_text(label, row["node"], schema)) for row in rows]
 
 
 def warm_indexes(store: GraphStore, schema: GraphSchema | None = None) -> int:
