@@ -24,6 +24,7 @@ from biokg.errors import RetryableError
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
     Planned,
+    bridge,
     build_order,
     fetch_source,
     prepare_records,
@@ -97,6 +98,13 @@ def write(
     return result.__dict__
 
 
+@task(cache_policy=NO_CACHE, persist_result=False, task_run_name="bridge-diseases")
+def bridge_task(
+    store: GraphStore, writer: GraphWriter, settings: Settings, offline: bool, force: bool
+) -> dict:
+    return bridge(store, writer, settings, offline=offline, force=force).__dict__
+
+
 @task(
     retries=2,
     retry_delay_seconds=[10, 60],
@@ -142,6 +150,7 @@ def build_flow(
             write(store, settings, plan, records, identity, force)
             for plan, records, identity in resolve(store, prepared)
         ]
+        report.append(bridge_task(store, writer, settings, offline, force))
         if embed:
             logger.info("embeddings: %s", embed_nodes(store, settings))
     for row in report:

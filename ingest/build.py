@@ -4,8 +4,9 @@ Every source is parsed and validated before anything is written, so a bad input 
 graph exactly as it was. A source whose inputs match its current load (same checksums) is
 skipped without parsing: "the same" means the same input checksums read by the same code (the
 source's parser version, the schema's record shape, the identity rules), so a fix in any of
-them reaches an existing graph; ``force`` reloads regardless. The Prefect flow (flows/build.py)
-runs these same functions as tasks.
+them reaches an existing graph; ``force`` reloads regardless. Last, the disease bridge
+(:mod:`biokg.ingest.bridge`) joins the sources' diseases. The Prefect flow (flows/build.py) runs
+these same functions as tasks.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import polars as pl
 from biokg.errors import BiokgError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
+from biokg.ingest.bridge import bridge_diseases
 from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
@@ -34,7 +36,7 @@ from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_SOURCES", "SOURCES", "build", "fetch_source", "prepare_records"]
+__all__ = ["DEFAULT_SOURCES", "SOURCES", "bridge", "build", "fetch_source", "prepare_records"]
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,23 @@ def build(
                 rewrite=force,
             )
         )
+    results.append(bridge(store, writer, settings, offline=offline, force=force))
     return results
+
+
+def bridge(
+    store: GraphStore, writer: GraphWriter, settings: Settings, *, offline: bool, force: bool
+) -> LoadResult:
+    """Join the loaded sources' diseases through MONDO's mappings (:mod:`biokg.ingest.bridge`),
+    after every build: a source that changed its diseases changes the bridge."""
+    return bridge_diseases(
+        store,
+        writer,
+        settings.cache_dir,
+        data_dir=settings.source_dir("mondo"),
+        offline=offline,
+        force=force,
+    )
 
 
 def resolve_identities(

@@ -3,7 +3,9 @@
 Rules, strongest first (the rule that merged each record is reported):
 
 1. ``id``: the record's id or one of its xrefs is already a Drug node's id or xref (UNII, RxCUI,
-   ChEMBL, DrugBank);
+   ChEMBL, DrugBank). When its xrefs hit several nodes (PrimeKG's DrugBank id maps through
+   UniChem to a parent and its salts), the one its own names also match wins; otherwise it is
+   a conflict;
 2. ``name``: a normalised name of the record (name, synonyms, brand and generic names) equals a
    normalised name of exactly one Drug node;
 3. ``name-salt``: the same after dropping salt and hydrate words (``sildenafil citrate`` →
@@ -150,10 +152,16 @@ class DrugIndex:
         Tiers, first hit wins: own name exact, other names exact, own name salt-free, other
         names salt-free.
         """
+        by_ref: dict[str, Match] = {}
         for ref in (entry.id, *entry.xrefs):
             node = self.by_id.get(ref.casefold())
             if node is not None:
-                return [Match(node, "id", ref)]
+                by_ref.setdefault(node, Match(node, "id", ref))
+        if len(by_ref) == 1:
+            return list(by_ref.values())
+        if by_ref:  # a DrugBank id mapped to a parent and its salt, both Drug nodes
+            named = {m.id for name in entry.names for m in self.lookup(name) if m.id in by_ref}
+            return [by_ref[n] for n in sorted(named if len(named) == 1 else by_ref)]
         own = (entry.primary,) if entry.primary else ()
         others = tuple(n for n in entry.names if n != entry.primary)
         for rule, names in (

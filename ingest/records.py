@@ -29,7 +29,7 @@ from biokg.errors import RecordValidationError
 from biokg.schema import GraphSchema, PropertyType, load_schema
 
 ENDPOINT_COLUMNS = ("subject", "object", "subject_label", "object_label")
-_DTYPES: dict[PropertyType, pl.DataType] = {
+PROPERTY_DTYPES: dict[PropertyType, pl.DataType] = {
     "str": pl.String(),
     "int": pl.Int64(),
     "float": pl.Float64(),
@@ -137,7 +137,10 @@ def _merge_duplicates(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -
     """
     spec = schema.relationship(rel_type)
     key_parts = [pl.col("source"), pl.col("subject"), pl.lit(rel_type), pl.col("object")]
-    key_parts += [pl.col(q).cast(pl.String).fill_null("") for q in spec.qualifiers]
+    key_parts += [  # a qualifier a source does not state counts as empty
+        pl.col(q).cast(pl.String).fill_null("") if q in frame.columns else pl.lit("")
+        for q in spec.qualifiers
+    ]
     keys = frame.select(pl.concat_str(key_parts, separator="|").alias("k"))["k"].to_list()
     ids = pl.Series("id", [hashlib.sha1(k.encode()).hexdigest()[:24] for k in keys], pl.String)
     frame = frame.with_columns(ids)
@@ -256,7 +259,7 @@ def _check_columns(
     for column, dtype in frame.schema.items():
         if column not in declared:
             raise RecordValidationError(f"{where}: property {column!r} is not declared in schema/")
-        expected = _DTYPES[declared[column]]
+        expected = PROPERTY_DTYPES[declared[column]]
         if dtype != expected:
             raise RecordValidationError(
                 f"{where}: property {column!r} has type {dtype}, schema/ says {declared[column]}"

@@ -61,12 +61,18 @@ def build_command(
                     f"{r.nodes_updated} updated, {r.edges_written} edges written, "
                     f"{r.edges_deleted} stale edges deleted"
                 )
-                if r.identity and r.identity["drugs"]:
-                    ident = r.identity
+                ident = r.identity or {}
+                if ident.get("drugs"):
                     console.print(
                         f"  drug identity: {ident['drugs']} drugs, merged {ident['merged']}, "
                         f"{ident['unmatched']} unmatched, {len(ident['conflicts'])} ambiguous "
                         "(names with several candidate drugs: kept apart; `biokg resolve NAME`)"
+                    )
+                if "bridged" in ident:
+                    console.print(
+                        f"  disease bridge: SAME_AS edges {ident['bridged']}, "
+                        f"{ident['mondo_nodes_added']} MONDO nodes added, conflicts "
+                        f"{ident['conflicts']} (`biokg status --merges`)"
                     )
         if embed:
             embed_nodes(store, settings)

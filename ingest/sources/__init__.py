@@ -1,14 +1,17 @@
 """The registered sources, in build order: the one list the build, the CLI and the tests read.
 
-Order matters for identity: openFDA's drugs merge onto ChEMBL's, which must be written first.
+Order matters for identity: openFDA's and PrimeKG's drugs merge onto ChEMBL's, which must be
+written first.
 Each module follows :mod:`biokg.ingest.sources.base`.
 """
 
 from __future__ import annotations
 
-from biokg.ingest.sources import chembl, go, hpo, openfda
+from biokg.ingest.sources import chembl, go, hpo, openfda, primekg
 from biokg.ingest.sources.base import Source
 
-SOURCES: dict[str, Source] = {module.SOURCE.name: module for module in (hpo, go, chembl, openfda)}  # type: ignore[misc]
+SOURCES: dict[str, Source] = {
+    module.SOURCE.name: module for module in (hpo, go, chembl, openfda, primekg)
+}  # type: ignore[misc]
 #: What ``biokg build`` builds without ``--sources``.
 DEFAULT_SOURCES: tuple[str, ...] = tuple(n for n, s in SOURCES.items() if s.SOURCE.default)

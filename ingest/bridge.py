@@ -1,0 +1,289 @@
+"""The disease bridge: MONDO's curated exact matches join diseases that sources name by other ids.
+
+HPO names diseases by OMIM, Orphanet and DECIPHER ids, ChEMBL's indications by MeSH, PrimeKG by
+MONDO. MONDO publishes which of those are the same disease (SSSOM ``skos:exactMatch`` sets, CC0).
+After the sources load, the bridge reads the Disease nodes they asserted and writes, for each
+mapping whose non-MONDO end is one of them, a ``SAME_AS`` edge from the MONDO node (PrimeKG's, or
+else one the bridge adds: label, synonyms and definition from the MONDO release packaged in
+``cellxgene-ontology-guide``) to it. Each edge carries its mapping's provenance (set, file line,
+justification). A PrimeKG group node (diseases of one name, ``MONDO_grouped``) is joined to its
+members that are nodes, as PrimeKG's grouping says; so an OMIM disease reaches its MONDO term in
+one hop and the PrimeKG group holding that term in two, never a sibling OMIM entry.
+
+Nodes are kept apart, not merged (docs/decisions/0012-bridges.md): each source's records keep
+their own ids and citations, a Browser user sees where two sources met, and the agent crosses
+``SAME_AS`` transparently. Only 1:1 mappings bridge: a MONDO term mapped to two of the graph's
+ids of one prefix (``imperforate anus`` → two OMIM entries), an id mapped from two MONDO terms,
+or a MONDO term claimed by two nodes is a conflict, reported and left unbridged.
+
+The bridge is a load of its own (``infores:mondo``): keyed on the mapping files and on the
+Disease ids the sources asserted, skipped when both are unchanged, and its edges replaced
+(stale ones deleted) when either changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from biokg import cypher
+from biokg.curie import normalize_curie
+from biokg.ingest.files import sha256
+from biokg.ingest.formats.sssom import MappingSet, read_sssom
+from biokg.ingest.online.download import download
+from biokg.ingest.records import (
+    Records,
+    Release,
+    category_column,
+    finalize_edges,
+    provenance_columns,
+    sources_column,
+    validate,
+)
+from biokg.ingest.writer import GraphWriter, LoadResult
+from biokg.schema import load_schema
+from biokg.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+INFORES = "infores:mondo"
+LICENSE = "https://creativecommons.org/publicdomain/zero/1.0/"
+TARGETS = ("omim", "orphanet", "mesh", "efo", "doid")
+MAPPING_FILES = {t: f"mondo_exactmatch_{t}.sssom.tsv" for t in TARGETS}
+MAPPINGS_URL = "http://purl.obolibrary.org/obo/mondo/mappings/"
+SHARED_MAPPINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mondo"
+EXAMPLES = 10
+#: PrimeKG groups diseases of one name under one node (``MONDO_grouped``); the group is joined to
+#: its members as PrimeKG's own, name-based, grouping says.
+GROUP_SET = "infores:primekg MONDO_grouped"
+GROUP_JUSTIFICATION = "semapv:LexicalMatching"
+
+
+def mapping_files(
+    cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
+) -> dict[str, Path]:
+    """MONDO's exact-match sets: from ``data_dir``, the shared offline copies, or downloaded."""
+    if data_dir is None and not offline:
+        return {
+            name: download(MAPPINGS_URL + name, cache_dir / "mondo")
+            for name in MAPPING_FILES.values()
+        }
+    folder = Path(data_dir or SHARED_MAPPINGS)
+    return {name: folder / name for name in MAPPING_FILES.values()}
+
+
+def mondo_terms() -> pl.DataFrame:
+    """MONDO terms (id, name, synonyms, description) from the newest MONDO release
+    packaged in ``cellxgene-ontology-guide``; empty when the package is not installed."""
+    schema = {
+        "id": pl.String,
+        "name": pl.String,
+        "synonyms": pl.List(pl.String),
+        "description": pl.String,
+    }
+    try:
+        dist = importlib.metadata.distribution("cellxgene-ontology-guide")
+    except importlib.metadata.PackageNotFoundError:
+        log.warning("cellxgene-ontology-guide is not installed: MONDO nodes named by SSSOM labels")
+        return pl.DataFrame(schema=schema)
+    import zstandard
+
+    files = sorted(str(f) for f in dist.files or () if "MONDO-ontology" in str(f))
+    path = Path(str(dist.locate_file(files[-1])))
+    with open(path, "rb") as raw:
+        terms = json.loads(zstandard.ZstdDecompressor().stream_reader(raw).read())
+    rows = [
+        {
+            "id": term_id,
+            "name": term.get("label"),
+            "synonyms": sorted(set(term.get("synonyms") or ())),
+            "description": term.get("description") or None,
+        }
+        for term_id, term in terms.items()
+        if not term.get("deprecated")
+    ]
+    return pl.DataFrame(rows, schema=schema)
+
+
+@dataclass
+class BridgeReport:
+    """What the bridge joined, and what it could not."""
+
+    mappings: dict[str, int] = field(default_factory=dict)
+    bridged: dict[str, int] = field(default_factory=dict)
+    mondo_nodes_added: int = 0
+    conflicts: dict[str, int] = field(default_factory=dict)
+    conflict_examples: list[dict] = field(default_factory=list)
+    #: graph Disease ids per prefix, and how many of them a bridge reaches
+    diseases: dict[str, int] = field(default_factory=dict)
+    diseases_bridged: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def read_mappings(files: dict[str, Path]) -> tuple[pl.DataFrame, str]:
+    """Every exact match as (mondo, other, justification, mapping_set, record), and the MONDO
+    release the sets come from."""
+    sets: list[MappingSet] = [read_sssom(path) for path in files.values()]
+    frames = []
+    for mapping_set in sets:
+        rows = mapping_set.mappings.filter(pl.col("predicate_id") == "skos:exactMatch")
+        rows = rows.filter(~pl.col("subject_label").str.starts_with("obsolete "))
+        frames.append(
+            rows.select(
+                pl.col("subject_id").alias("mondo"),
+                pl.col("subject_label").alias("mondo_label"),
+                pl.col("object_id").map_elements(normalize_curie, pl.String).alias("other"),
+                pl.col("mapping_justification").alias("justification"),
+                pl.lit(
+                    str(mapping_set.metadata.get("mapping_set_id") or mapping_set.path.name)
+                ).alias("mapping_set"),
+                pl.format(f"{mapping_set.path.name}:{{}}", "line").alias("source_record"),
+            )
+        )
+    versions = sorted({s.version for s in sets if s.version})
+    return pl.concat(frames), (versions[-1] if versions else "unknown")
+
+
+def bridge_records(
+    diseases: pl.DataFrame, mappings: pl.DataFrame, terms: pl.DataFrame, release: Release
+) -> tuple[Records, BridgeReport]:
+    """SAME_AS edges and added MONDO nodes for the graph's ``diseases`` (id, xrefs)."""
+    schema = load_schema()
+    report = BridgeReport()
+    report.mappings = dict(mappings.group_by("mapping_set").len().sort("mapping_set").iter_rows())
+    prefix = pl.col("id").str.split(":").list.first()
+    report.diseases = dict(diseases.group_by(prefix.alias("p")).len().sort("p").iter_rows())
+    ids = diseases.select("id")
+    matched = mappings.join(ids, left_on="other", right_on="id", how="semi")
+    other_prefix = pl.col("other").str.split(":").list.first()
+    one_to_many = matched.filter(pl.len().over("mondo", other_prefix) > 1)
+    many_to_one = matched.filter(pl.col("mondo").n_unique().over("other") > 1)
+    # PrimeKG's group nodes (one node for diseases of one name) list their MONDO members
+    members = (
+        diseases.explode("xrefs")
+        .filter(pl.col("xrefs").str.starts_with("MONDO:"))
+        .select(pl.col("id").alias("group"), pl.col("xrefs").alias("mondo"))
+    )
+    in_two_groups = members.filter(pl.col("mondo").is_duplicated())
+    report.conflicts = {
+        "mondo term mapped to two ids of one prefix": one_to_many["mondo"].n_unique(),
+        "id mapped from two mondo terms": many_to_one["other"].n_unique(),
+        "mondo term in two primekg groups": in_two_groups["mondo"].n_unique(),
+    }
+    for kind, frame, column in (
+        ("mondo term mapped to two ids of one prefix", one_to_many, "mondo"),
+        ("id mapped from two mondo terms", many_to_one, "other"),
+    ):
+        for key, group in list(frame.group_by(column, maintain_order=True))[:EXAMPLES]:
+            report.conflict_examples.append(
+                {
+                    "conflict": kind,
+                    "id": key[0],
+                    "with": sorted(set(group["mondo"]) | set(group["other"]) - {key[0]}),
+                }
+            )
+    bad = pl.concat([one_to_many, many_to_one]).select("mondo", "other").unique()
+    kept = matched.join(bad, on=["mondo", "other"], how="anti").filter(
+        pl.col("mondo") != pl.col("other")
+    )
+    added = kept.join(ids, left_on="mondo", right_on="id", how="anti").unique("mondo").sort("mondo")
+    hubs = added.select(pl.col("mondo").alias("id"), pl.col("mondo_label").alias("fallback"))
+    hubs = hubs.join(terms, on="id", how="left").select(
+        "id",
+        pl.col("name").fill_null(pl.col("fallback")),
+        pl.col("synonyms").fill_null(pl.lit([], pl.List(pl.String))),
+        "description",
+        category_column("Disease", schema),
+        sources_column(release),
+    )
+    report.mondo_nodes_added = hubs.height
+    # a group joins each member that is a node (the member's own mappings then reach it)
+    mondo_nodes = pl.concat([ids, hubs.select("id")])
+    grouped = (
+        members.join(in_two_groups.select("mondo").unique(), on="mondo", how="anti")
+        .filter(pl.col("group") != pl.col("mondo"))
+        .join(mondo_nodes, left_on="mondo", right_on="id", how="semi")
+        .select(
+            pl.col("group").alias("mondo"),
+            pl.col("mondo").alias("other"),
+            pl.lit(GROUP_JUSTIFICATION).alias("justification"),
+            pl.lit(GROUP_SET).alias("mapping_set"),
+            pl.format("{} xrefs", "group").alias("source_record"),
+        )
+    )
+    kept = pl.concat([kept.drop("mondo_label"), grouped])
+    report.bridged = dict(kept.group_by("mapping_set").len().sort("mapping_set").iter_rows())
+    bridged_ids = pl.concat([kept["mondo"], kept["other"]]).unique()
+    report.diseases_bridged = dict(
+        ids.filter(pl.col("id").is_in(bridged_ids.implode()))
+        .group_by(prefix.alias("p"))
+        .len()
+        .sort("p")
+        .iter_rows()
+    )
+    edges = kept.select(
+        pl.col("mondo").alias("subject"),
+        pl.col("other").alias("object"),
+        pl.lit("Disease").alias("subject_label"),
+        pl.lit("Disease").alias("object_label"),
+        "justification",
+        "mapping_set",
+        "source_record",
+        *provenance_columns(release),
+    )
+    same_as = finalize_edges(edges, "SAME_AS", schema).sort("subject", "object", "id")
+    existing = ids.filter(pl.col("id").is_in(bridged_ids.implode()))
+    records = Records(
+        stubs={"Disease": pl.concat([hubs, existing], how="diagonal")}, edges={"SAME_AS": same_as}
+    )
+    validate(records, schema, source=INFORES)
+    return records, report
+
+
+def _code_digest() -> str:
+    """The bridge's rules are this module: a change to it re-bridges."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def bridge_diseases(
+    store: GraphStore,
+    writer: GraphWriter,
+    cache_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    offline: bool = True,
+    force: bool = False,
+) -> LoadResult:
+    """Bridge the graph's Disease nodes (module docstring); skipped when nothing changed."""
+    files = mapping_files(cache_dir, data_dir=data_dir, offline=offline)
+    rows = store.read(cypher.load("bridge_diseases"), {"bridge": INFORES})
+    diseases = pl.DataFrame(
+        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
+        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
+    ).sort("id")
+    graph_key = hashlib.sha256(diseases.write_ndjson().encode()).hexdigest()[:16]
+    checksums = {name: sha256(path) for name, path in sorted(files.items())}
+    checksums["graph:diseases"] = graph_key
+    mappings, version = read_mappings(files)
+    release = Release(
+        INFORES,
+        version,
+        LICENSE,
+        checksums,
+        code={"bridge": _code_digest(), "schema": load_schema().records_digest},
+    )
+    current = None if force else writer.current(release)
+    if current is not None:
+        log.info("disease bridge unchanged (same mappings, same diseases); skipped")
+        return current
+    records, report = bridge_records(diseases, mappings, mondo_terms(), release)
+    log.info("disease bridge: %s", report.as_dict())
+    return writer.load(records, release, identity=report.as_dict(), rewrite=force)
