@@ -1,14 +1,21 @@
 // Depth-first, two hops along a typed chain seed -[$first]- via -[$second]- target (a node of
 // one of the labels $targets, and of one of the $kinds when given), ranked by how many distinct
-// paths support each target; up to three paths kept per target as evidence. Negated edges
-// (GO/HPO NOT) do not carry a chain. $first_out/$second_out: true = the nearer node is the
-// edge's subject, false = its object, null = either.
-MATCH (s:Entity {id: $seed})-[r1]-(m:Entity)-[r2]-(t:Entity)
-WHERE type(r1) = $first AND type(r2) = $second AND $via IN labels(m)
-  AND size([l IN labels(t) WHERE l IN $targets]) > 0
-  AND t <> s AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
+// paths support each target; up to three paths kept per target as evidence. The via node may
+// cross to the same entity under another source's id (SAME_AS, at most two hops: an HPO OMIM
+// disease to the PrimeKG MONDO disease with the drugs; never through a PrimeKG group node, see
+// agent_equivalents.cypher); the bridge edges are kept with the path.
+// Negated edges (GO/HPO NOT) do not carry a chain. $first_out/$second_out: true = the nearer
+// node is the edge's subject, false = its object, null = either.
+MATCH (s:Entity {id: $seed})-[r1]-(m:Entity)
+WHERE type(r1) = $first AND $via IN labels(m) AND coalesce(r1.negated, false) = false
   AND ($first_out IS NULL OR (startNode(r1) = s) = $first_out)
-  AND ($second_out IS NULL OR (startNode(r2) = m) = $second_out)
+MATCH b = (m)-[:SAME_AS*0..2]-(m2:Entity)
+WHERE none(i IN range(1, size(nodes(b)) - 2) WHERE any(x IN relationships(b)
+           WHERE x.mapping_set = $group_set AND startNode(x) = nodes(b)[i]))
+MATCH (m2)-[r2]-(t:Entity)
+WHERE type(r2) = $second AND size([l IN labels(t) WHERE l IN $targets]) > 0
+  AND t <> s AND coalesce(r2.negated, false) = false
+  AND ($second_out IS NULL OR (startNode(r2) = m2) = $second_out)
   AND (size($kinds) = 0
        OR [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
 WITH s, t, collect({
@@ -17,6 +24,11 @@ WITH s, t, collect({
         kind: [k IN $kind_properties WHERE m[k] IS NOT NULL | m[k]][0]},
   first: {id: r1.id, type: type(r1), subject: startNode(r1).id, object: endNode(r1).id,
           props: properties(r1)},
+  bridge: [x IN nodes(b) | {id: x.id, label: [l IN labels(x) WHERE l <> 'Entity'][0],
+                            name: x.name, symbol: x.symbol, brands: x.brand_names,
+                            kind: [k IN $kind_properties WHERE x[k] IS NOT NULL | x[k]][0]}],
+  bridge_edges: [r IN relationships(b) | {id: r.id, type: type(r), subject: startNode(r).id,
+                                          object: endNode(r).id, props: properties(r)}],
   second: {id: r2.id, type: type(r2), subject: startNode(r2).id, object: endNode(r2).id,
            props: properties(r2)}}) AS paths
 RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name,

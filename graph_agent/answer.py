@@ -12,7 +12,7 @@ names in brackets ("sildenafil (Viagra, Revatio; CHEMBL.COMPOUND:CHEMBL192)").
 from __future__ import annotations
 
 from biokg.graph_agent.evidence import EvidenceGraph
-from biokg.graph_agent.models import Claim, EvidenceNode, Mention
+from biokg.graph_agent.models import Claim, EvidenceEdge, EvidenceNode, Mention
 from biokg.graph_agent.research import Finding
 from biokg.graph_agent.text import mention_key
 
@@ -147,7 +147,7 @@ def _statement(evidence: EvidenceGraph, finding: Finding) -> str:
         sources = len({e.source for e in edges})
         support = f" ({len(edges)} edges, {sources} sources)" if len(edges) > 1 else ""
         return f"{subject} {negation}{verb(edge.type)} {obj}{tail}{support}"
-    first_path = edges[:2]
+    first_path = _first_path(edges, finding.node)
     hops = [
         f"{_name(evidence, e.subject)} {verb(e.type)} {_name(evidence, e.object)}"
         for e in first_path
@@ -158,6 +158,17 @@ def _statement(evidence: EvidenceGraph, finding: Finding) -> str:
         f"{_name(evidence, finding.seed)} reaches {_name(evidence, finding.node)} "
         f"via {via} ({support}; e.g. {'; '.join(hops)})"
     )
+
+
+def _first_path(edges: list[EvidenceEdge], end: str) -> list[EvidenceEdge]:
+    """The leading edges of a finding up to the first that reaches ``end`` (its first path:
+    a chain's two hops, with any bridge between sources' records crossed on the way)."""
+    path = []
+    for edge in edges:
+        path.append(edge)
+        if end in (edge.subject, edge.object):
+            break
+    return path
 
 
 def _name(evidence: EvidenceGraph, node: str) -> str:

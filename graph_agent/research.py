@@ -29,6 +29,7 @@ from biokg.graph_agent.requests import (
     Request,
 )
 from biokg.graph_agent.runner import QueryRunner
+from biokg.ingest.bridge import GROUP_SET
 
 
 @dataclass
@@ -94,7 +95,15 @@ class BreadthSearch(ResearchStep[Neighbours]):
 
     def search(self, runner: QueryRunner, request: Neighbours) -> StepResult:
         seeds = list(request.seeds)
-        survey = runner.template("agent_neighbour_counts", {"ids": seeds}, step="breadth:survey")
+        same = same_as(runner, seeds)
+        ids = seeds + list(same)
+        survey = runner.template("agent_neighbour_counts", {"ids": ids}, step="breadth:survey")
+        asked = {relation.type for relation in request.relations}
+        survey = [
+            {**row, "seed": same[row["seed"]].seed if row["seed"] in same else row["seed"]}
+            for row in survey
+            if row["type"] != BRIDGE or BRIDGE in asked
+        ]
         groups = _relevant_groups(survey, list(request.relations))
         findings: list[Finding] = []
         for relation in groups:
@@ -103,7 +112,7 @@ class BreadthSearch(ResearchStep[Neighbours]):
             rows = runner.template(
                 "agent_neighbours",
                 {
-                    "ids": seeds,
+                    "ids": ids,
                     "type": relation.type,
                     "labels": list(relation.labels),
                     "outgoing": relation.outgoing,
@@ -113,12 +122,17 @@ class BreadthSearch(ResearchStep[Neighbours]):
             )
             for row in rows:
                 edge = runner.evidence.edges[row["edge"]["id"]]
+                reached, node = row["seed"]["id"], row["node"]["id"]
+                bridge = same.get(reached)
+                if node in seeds or (node in same and relation.type != BRIDGE):
+                    continue
                 findings.append(
                     Finding(
-                        node=row["node"]["id"],
-                        seed=row["seed"]["id"],
+                        node=node,
+                        seed=bridge.seed if bridge else reached,
                         relation=relation.type,
-                        edge_ids=[edge.id],
+                        edge_ids=[*bridge.edges, edge.id] if bridge else [edge.id],
+                        via=[reached] if bridge else [],
                         negated=bool(edge.properties.get("negated")),
                     )
                 )
@@ -138,11 +152,17 @@ class ChainSearch(ResearchStep[ChainWalk]):
         chain = request.chain
         relation = f"{chain.first}>{chain.second}"
         findings: list[Finding] = []
-        for seed in request.seeds:
+        same = same_as(runner, list(request.seeds))
+        starts = [(seed, seed) for seed in request.seeds] + [(n, e.seed) for n, e in same.items()]
+        for start, seed in starts:
+            if runner.remaining_queries <= 1:
+                break
+            bridge = same[start].edges if start in same else ()
             rows = runner.template(
                 "agent_chain",
                 {
-                    "seed": seed,
+                    "seed": start,
+                    "group_set": GROUP_SET,
                     "first": chain.first,
                     "first_out": chain.first_out,
                     "via": chain.via,
@@ -156,13 +176,25 @@ class ChainSearch(ResearchStep[ChainWalk]):
             )
             for row in rows:
                 paths = row["paths"]
+                if row["node"]["id"] in request.seeds:
+                    continue
+                edge_ids = [
+                    e
+                    for p in paths
+                    for e in (
+                        *bridge,
+                        p["first"]["id"],
+                        *(b["id"] for b in p["bridge_edges"]),
+                        p["second"]["id"],
+                    )
+                ]
                 findings.append(
                     Finding(
                         node=row["node"]["id"],
                         seed=seed,
                         relation=relation,
-                        edge_ids=[e for p in paths for e in (p["first"]["id"], p["second"]["id"])],
-                        via=[p["via"]["id"] for p in paths],
+                        edge_ids=list(dict.fromkeys(edge_ids)),
+                        via=list(dict.fromkeys(v for p in paths for v in _via(p, start, bridge))),
                         support=row["support"],
                     )
                 )
@@ -192,6 +224,38 @@ class PathSearch(ResearchStep[PathBetween]):
                 if row["edges"]
             ]
         return StepResult(self.name, findings)
+
+
+#: The relationship type joining one entity's records from different sources (schema/).
+BRIDGE = "SAME_AS"
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A node that is a seed under another source's id, and the bridge edges that say so."""
+
+    seed: str
+    edges: tuple[str, ...]
+
+
+def same_as(runner: QueryRunner, seeds: list[str]) -> dict[str, Equivalent]:
+    """The nodes that are the same entity as a seed (an HPO OMIM disease's MONDO term and the
+    PrimeKG group holding it), nearest bridge first: research starts from them too, so it
+    crosses sources transparently and cites the crossing."""
+    found: dict[str, Equivalent] = {}
+    params = {"ids": seeds, "group_set": GROUP_SET}
+    for row in runner.template("agent_equivalents", params, step="bridge"):
+        edges = tuple(e["id"] for e in row["bridge"])
+        node = row["node"]["id"]
+        if node not in found or len(edges) < len(found[node].edges):
+            found[node] = Equivalent(row["seed"]["id"], edges)
+    return found
+
+
+def _via(path: dict, start: str, bridge: list[str] | tuple[str, ...]) -> list[str]:
+    """A chain path's inner nodes: the seed's equivalent it started from, the via node and
+    the via node's equivalents it crossed to."""
+    return ([start] if bridge else []) + [node["id"] for node in path["bridge"]]
 
 
 def _relevant_groups(survey: list[dict], relations: list[Relation]) -> list[Relation]:

@@ -2,7 +2,8 @@
 
 Read: the header's metadata (``mapping_set_id``, ``mapping_set_version``, ``license``, ...) and
 the rows' ``subject_id, subject_label, predicate_id, object_id, mapping_justification``
-(``object_label`` is optional in SSSOM and absent from some of MONDO's sets), every value a string, with each row's line number for citations.
+(``object_label`` is optional in SSSOM and absent from some of MONDO's sets), every value a
+string, with each row's line number for citations.
 """
 
 from __future__ import annotations
