@@ -1,0 +1,110 @@
+"""Sources meet where it matters, on the real offline data: one gene node carries edges from HPO,
+GO, ChEMBL and PrimeKG; a phenotype reaches the drugs indicated for its diseases through MONDO's
+mappings, each hop with its own provenance; the agent answers across the bridge and cites it."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from biokg.graph_agent.agent import GraphAgent
+from biokg.ingest.bridge import bridge_records, mapping_files, mondo_terms, read_mappings
+from biokg.ingest.build import build
+from biokg.ingest.records import Release
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:primekg")
+
+
+@pytest.fixture(scope="module")
+def bridged(store: GraphStore, settings: Settings) -> GraphStore:
+    build(store, settings, ("hpo", "go", "chembl", "openfda", "primekg"), sample=True)
+    return store
+
+
+def test_a_gene_from_four_sources_is_one_node_with_each_sources_edges(bridged: GraphStore) -> None:
+    rows = bridged.read(
+        "MATCH (g:Gene)-[r]-() WITH g, collect(DISTINCT r.source) AS sources "
+        "WHERE all(s IN $four WHERE s IN sources) RETURN g.id AS id ORDER BY id LIMIT 5",
+        {"four": list(FOUR)},
+    )
+    assert rows, "no gene carries edges from HPO, GO, ChEMBL and PrimeKG"
+    gene = rows[0]["id"]
+    assert bridged.read("MATCH (g:Gene {id: $id}) RETURN count(g) AS n", {"id": gene})[0]["n"] == 1
+    edges = bridged.read(
+        "MATCH (g:Gene {id: $id})-[r]-() RETURN r.source AS source, r.source_record AS record",
+        {"id": gene},
+    )
+    assert {e["source"] for e in edges} >= set(FOUR)
+    assert all(e["record"] for e in edges)
+
+
+def test_a_phenotype_reaches_indicated_drugs_through_the_disease_bridge(
+    bridged: GraphStore,
+) -> None:
+    rows = bridged.read(
+        "MATCH (p:Phenotype)<-[h:HAS_PHENOTYPE]-(d:Disease)-[b:SAME_AS]-(m:Disease)"
+        "<-[i:INDICATED_FOR]-(x:Drug) "
+        "WHERE h.source = 'infores:hpo-annotations' AND i.source <> h.source "
+        "RETURN p.id AS phenotype, d.id AS disease, m.id AS bridged, x.id AS drug, "
+        "properties(h) AS h, properties(b) AS b, properties(i) AS i LIMIT 20"
+    )
+    assert rows, "no phenotype → HPO disease → SAME_AS → indicated drug path"
+    for row in rows:
+        assert row["disease"].split(":")[0] in ("OMIM", "ORPHA")
+        for hop in (row["h"], row["b"], row["i"]):
+            assert hop["source"] and hop["source_version"] and hop["source_record"]
+        assert row["b"]["source"] == "infores:mondo"
+        assert row["b"]["justification"].startswith("semapv:")
+        assert row["b"]["source_record"].split(":")[0].endswith(".sssom.tsv")
+
+
+def test_drugbank_drugs_merge_onto_chembl_drugs(bridged: GraphStore) -> None:
+    rows = bridged.read(
+        "MATCH (d:Drug) WHERE d.id STARTS WITH 'CHEMBL.COMPOUND:' "
+        "AND any(x IN d.xrefs WHERE x STARTS WITH 'DRUGBANK:') "
+        "RETURN d.id AS id, d.sources AS sources LIMIT 5"
+    )
+    assert rows and all("infores:primekg" in r["sources"] for r in rows)
+
+
+def test_bridge_is_one_to_one_and_reports_conflicts(
+    bridged: GraphStore, settings: Settings
+) -> None:
+    rows = bridged.read(
+        "MATCH (d:Disease) WHERE any(s IN d.sources WHERE s <> 'infores:mondo') "
+        "RETURN d.id AS id, d.xrefs AS xrefs"
+    )
+    diseases = pl.DataFrame(
+        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
+        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
+    )
+    mappings, version = read_mappings(mapping_files(settings.cache_dir))
+    release = Release("infores:mondo", version, "cc0", {})
+    records, report = bridge_records(diseases, mappings, mondo_terms(), release)
+    same_as = records.edges["SAME_AS"].filter(pl.col("justification") != "semapv:LexicalMatching")
+    # no graph id is joined to two MONDO terms, no MONDO term to two ids of one prefix
+    assert same_as["object"].is_unique().all()
+    prefix = same_as["object"].str.split(":").list.first()
+    assert not same_as.select("subject", prefix.alias("p")).is_duplicated().any()
+    # imperforate anus: MONDO maps it to two OMIM entries; when both are diseases, not bridged
+    assert report.conflicts["mondo term mapped to two ids of one prefix"] > 0
+    assert version == "2026-08-04"
+    stored = bridged.read(
+        "MATCH (v:SourceVersion {source: 'infores:mondo', current: true}) RETURN v.identity AS r"
+    )
+    assert stored and "conflicts" in stored[0]["r"]
+
+
+def test_agent_answers_across_the_bridge_citing_both_sources(
+    bridged: GraphStore, settings: Settings
+) -> None:
+    agent = GraphAgent.connect(bridged, settings)
+    answer = agent.ask("Which drugs are indicated for diseases with the phenotype dementia?")
+    cited = [s for claim in answer.claims for s in claim.sources if s.edge_id]
+    sources = {s.source for s in cited}
+    edge_types = {e.type for e in answer.evidence.edges if e.id in {s.edge_id for s in cited}}
+    assert answer.claims and "SAME_AS" in edge_types
+    assert "infores:mondo" in sources and len(sources - {"infores:mondo"}) >= 2
+    assert any(n.startswith("CHEMBL.COMPOUND:") for c in answer.claims for n in c.node_ids)
