@@ -25,3 +25,36 @@ def graph_summary(store: GraphStore) -> dict[str, Any]:
         ],
         "sources": versions,
     }
+
+
+def merge_summary(store: GraphStore) -> dict[str, Any]:
+    """Where sources met (``biokg status --merges``): per label, nodes per source and nodes
+    asserted by 1..n sources; drug merges by rule and the disease bridge by mapping set, with
+    conflicts and what stayed unmatched (from the reports kept with each current load)."""
+    from biokg.ingest.bridge import INFORES
+
+    labels: dict[str, dict[str, Any]] = {}
+    for row in store.read(cypher.load("status_merges"), {"bridge": INFORES}):
+        entry = labels.setdefault(row["label"], {"nodes": 0, "per_source": {}, "by_sources": {}})
+        sources = sorted(set(row["sources"] or []))
+        entry["nodes"] += row["nodes"]
+        for source in sources:
+            entry["per_source"][source] = entry["per_source"].get(source, 0) + row["nodes"]
+        key = str(len(sources))
+        entry["by_sources"][key] = entry["by_sources"].get(key, 0) + row["nodes"]
+    reports = {
+        r["source"]: json.loads(r["report"])
+        for r in store.read(cypher.load("status_merge_reports"))
+    }
+    bridge = reports.pop(INFORES, None)
+    if bridge:
+        bridge["diseases_unbridged"] = {
+            prefix: total - bridge["diseases_bridged"].get(prefix, 0)
+            for prefix, total in bridge["diseases"].items()
+        }
+    drugs = {
+        source: {k: r[k] for k in ("drugs", "merged", "unmatched", "conflicts")}
+        for source, r in reports.items()
+        if r.get("drugs")
+    }
+    return {"labels": dict(sorted(labels.items())), "drugs": drugs, "disease_bridge": bridge}

@@ -349,7 +349,7 @@ def resolve_drug_records(
         elif matches and matches[0].id != entry.id:
             mapping[entry.id] = matches[0].id
             report.merged[matches[0].rule] = report.merged.get(matches[0].rule, 0) + 1
-        elif not matches:
+        elif not matches or matches[0].id == entry.id:  # nothing else, or its own node
             report.unmatched += 1
     if not mapping:
         return records, report

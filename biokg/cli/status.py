@@ -12,7 +12,7 @@ from biokg.cli import console, handle_errors
 from biokg.schema import load_schema, render_markdown
 from biokg.settings import Settings
 from biokg.store import GraphStore, neo4j_cypher_files
-from biokg.summary import graph_summary
+from biokg.summary import graph_summary, merge_summary
 
 schema_app = typer.Typer(
     help="Documentation and Cypher generated from schema/.", no_args_is_help=True
@@ -34,13 +34,62 @@ def print_summary(store: GraphStore) -> None:
     console.print(f"edges missing provenance: {summary['edges_missing_provenance']}")
 
 
+def print_merges(report: dict) -> None:
+    nodes = Table("label", "nodes", "per source", "asserted by 1 / 2 / 3+ sources")
+    for label, entry in report["labels"].items():
+        by = entry["by_sources"]
+        several = sum(v for k, v in by.items() if int(k) >= 3)
+        per = ", ".join(
+            f"{s.removeprefix('infores:')} {n:,}" for s, n in entry["per_source"].items()
+        )
+        nodes.add_row(
+            label,
+            f"{entry['nodes']:,}",
+            per,
+            f"{by.get('1', 0):,} / {by.get('2', 0):,} / {several:,}",
+        )
+    drugs = Table("drug records of", "records", "merged (by rule)", "unmatched", "ambiguous")
+    for source, r in report["drugs"].items():
+        drugs.add_row(
+            source,
+            f"{r['drugs']:,}",
+            str(r["merged"]),
+            str(r["unmatched"]),
+            str(len(r["conflicts"])),
+        )
+    console.print(nodes, drugs)
+    bridge = report["disease_bridge"]
+    if bridge:
+        table = Table("disease bridge (MONDO exact matches)", "mappings read", "SAME_AS edges")
+        for name in sorted(set(bridge["mappings"]) | set(bridge["bridged"])):
+            short = name.rsplit("/", 1)[-1]
+            table.add_row(
+                short, f"{bridge['mappings'].get(name, 0):,}", f"{bridge['bridged'].get(name, 0):,}"
+            )
+        console.print(table)
+        console.print(
+            f"diseases bridged per prefix: {bridge['diseases_bridged']}; unbridged: "
+            f"{bridge['diseases_unbridged']}; MONDO nodes added: {bridge['mondo_nodes_added']}"
+        )
+        console.print(f"conflicts (left unbridged): {bridge['conflicts']}")
+
+
 @handle_errors
 def status_command(
     output: str = typer.Option("table", "--output", "-o", help="table or json"),
+    merges: bool = typer.Option(
+        False, "--merges", help="Where sources met: merged nodes, bridges, conflicts."
+    ),
 ) -> None:
     """Counts per label, relationship type and source, and the loaded source versions."""
     with GraphStore.connect(Settings.from_env()) as store:
-        if output == "json":
+        if merges:
+            report = merge_summary(store)
+            if output == "json":
+                print(json.dumps(report, indent=2))
+            else:
+                print_merges(report)
+        elif output == "json":
             print(json.dumps(graph_summary(store), indent=2, default=str))
         else:
             print_summary(store)

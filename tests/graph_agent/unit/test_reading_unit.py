@@ -110,7 +110,7 @@ def test_attribute_questions_name_the_property(
         "What is the GWAS p-value for FBN1?",
         "When was Viagra approved?",
         "Is sildenafil metabolized by the liver?",
-        "Where is FBN1 expressed?",
+        "How common is Marfan syndrome?",
     ],
 )
 def test_questions_about_data_no_source_holds_are_marked(

@@ -1,0 +1,6 @@
+// Entity nodes per label and per set of sources that asserted them (the bridge's own mark left
+// out): how many nodes one source holds alone and how many several sources met on.
+MATCH (n:Entity)
+WITH [l IN labels(n) WHERE l <> 'Entity'][0] AS label,
+     [s IN coalesce(n.sources, []) WHERE s <> $bridge] AS sources
+RETURN label, sources, count(*) AS nodes
