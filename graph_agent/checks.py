@@ -17,7 +17,14 @@ and the answer says the graph holds nothing either way.
 from __future__ import annotations
 
 from biokg.graph_agent.requests import ClaimCheck, Neighbours
-from biokg.graph_agent.research import BreadthSearch, Finding, ResearchStep, StepResult
+from biokg.graph_agent.research import (
+    BreadthSearch,
+    Equivalent,
+    Finding,
+    ResearchStep,
+    StepResult,
+    same_as,
+)
 from biokg.graph_agent.runner import QueryRunner
 
 #: Subtypes taken into a claim's objects, and rows read per query.
@@ -31,9 +38,12 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
     name = "claim"
 
     def search(self, runner: QueryRunner, request: ClaimCheck) -> StepResult:
-        objects = _with_subtypes(runner, request.objects)
+        subjects, objects = list(request.subjects), list(request.objects)
+        same_subjects = same_as(runner, subjects)
+        same_objects = same_as(runner, objects)
+        objects = _with_subtypes(runner, (*objects, *same_objects))
         params = {
-            "subjects": list(request.subjects),
+            "subjects": subjects + list(same_subjects),
             "objects": objects,
             "types": list(request.types),
             "limit": MAX_ROWS,
@@ -49,6 +59,7 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
             )
             for row in runner.template("agent_claim_edges", params, step="claim:edges")
         ]
+        findings = [_crossed(f, same_subjects, same_objects) for f in findings]
         summarising = any(
             runner.evidence.edges[e].properties.get("diseases")
             for f in findings
@@ -56,7 +67,8 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
         )
         unjoined = not findings and not request.types
         if (unjoined or summarising) and runner.remaining_queries > 1:
-            findings += _paths(runner, {**params, "types": []})
+            paths = _paths(runner, {**params, "types": []})
+            findings += [_crossed(f, same_subjects, same_objects) for f in paths]
         others = [s for s in request.subjects if s not in {f.seed for f in findings}]
         if findings and others and request.held and runner.remaining_queries > 1:
             # an ambiguous name ("progeria": two diseases, one recessive, one dominant): what
@@ -71,6 +83,23 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
                 )
                 return StepResult(self.name, findings + held, note=note)
         return StepResult(self.name, findings, verdict=_verdict(findings, request.negated))
+
+
+def _crossed(
+    finding: Finding, subjects: dict[str, Equivalent], objects: dict[str, Equivalent]
+) -> Finding:
+    """A finding that started or ended at a subject's or object's equivalent under another
+    source's id (SAME_AS), put back on the asked node with the bridge edges as evidence."""
+    start, end = subjects.get(finding.seed), objects.get(finding.node)
+    if start is not None:
+        finding.via = [finding.seed, *finding.via]
+        finding.edge_ids = [*start.edges, *finding.edge_ids]
+        finding.seed = start.seed
+    if end is not None:
+        finding.via = [*finding.via, finding.node]
+        finding.edge_ids = [*finding.edge_ids, *end.edges]
+        finding.node = end.seed
+    return finding
 
 
 def _with_subtypes(runner: QueryRunner, ids: tuple[str, ...]) -> list[str]:
