@@ -2,21 +2,24 @@
 
 Each cached file has a sidecar ``<name>.meta.json`` with the URL, its ``Last-Modified`` and
 ``ETag`` and the sha256 of the bytes, so a refresh sends a conditional request and a build can
-skip a source whose inputs did not change. A download is written to a temporary name and renamed
-only when complete, so an interrupted download never leaves a truncated file behind.
+skip a source whose inputs did not change. A download is written to ``<name>.part`` and renamed
+only when complete, so an interrupted download never leaves a truncated file under the real
+name, and the next attempt resumes it (``Range``) instead of starting over.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
+import os
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from biokg.errors import FetchError
-from biokg.ingest.files import atomic_path, sha256
+from biokg.ingest.files import sha256
 
 log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"
@@ -25,25 +28,53 @@ USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"
 def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 2.0) -> Path:
     """Return a local copy of ``url``, downloading it only when the cached copy is stale.
 
+    A download cut off (a dropped connection, a killed process) resumes where it stopped: the
+    bytes so far stay in ``<name>.part`` and the next attempt, or the next run, asks for the rest
+    with an HTTP ``Range`` request (``If-Range`` on the validator the first bytes came with, so
+    a file changed in between is fetched whole again). Only a complete file takes the real name.
+
     Raises:
         FetchError: the server could not be reached or answered with an error after retries.
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / url.rstrip("/").rsplit("/", 1)[-1]
     meta_path = target.with_name(target.name + ".meta.json")
+    partial = target.with_name(target.name + ".part")
+    partial_meta = target.with_name(target.name + ".part.json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() and target.exists() else {}
-    headers = {"User-Agent": USER_AGENT}
-    if meta.get("last_modified"):
-        headers["If-Modified-Since"] = meta["last_modified"]
-    if meta.get("etag"):
-        headers["If-None-Match"] = meta["etag"]
     for attempt in range(1, retries + 1):
+        headers = {"User-Agent": USER_AGENT}
+        have = partial.stat().st_size if partial.exists() and partial_meta.exists() else 0
+        if have:
+            validator = json.loads(partial_meta.read_text()).get("validator")
+            headers["Range"] = f"bytes={have}-"
+            if validator:
+                headers["If-Range"] = validator
+        else:
+            if meta.get("last_modified"):
+                headers["If-Modified-Since"] = meta["last_modified"]
+            if meta.get("etag"):
+                headers["If-None-Match"] = meta["etag"]
         try:
             request = urllib.request.Request(url, headers=headers)
             with urllib.request.urlopen(request, timeout=60) as response:
-                with atomic_path(target) as partial, open(partial, "wb") as out:
+                resumed = response.status == 206
+                if not resumed:
+                    validator = response.headers.get("ETag") or response.headers.get(
+                        "Last-Modified"
+                    )
+                    partial_meta.write_text(json.dumps({"url": url, "validator": validator}))
+                expected = response.headers.get("Content-Length")
+                got = 0
+                with open(partial, "ab" if resumed else "wb") as out:
                     while block := response.read(1 << 20):
                         out.write(block)
+                        got += len(block)
+                if expected is not None and got < int(expected):
+                    # http.client returns a short body without raising when the peer closes
+                    raise ConnectionError(f"connection closed after {got} of {expected} bytes")
+                os.replace(partial, target)
+                partial_meta.unlink(missing_ok=True)
                 meta = {
                     "url": url,
                     "last_modified": response.headers.get("Last-Modified"),
@@ -55,10 +86,19 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
         except urllib.error.HTTPError as err:
             if err.code == 304:
                 return target
+            if err.code == 416:  # the saved bytes do not fit the file any more: start over
+                partial.unlink(missing_ok=True)
+                problem: Exception = err
+                continue
             if err.code < 500 and err.code != 429:
                 raise FetchError(f"{url}: HTTP {err.code} {err.reason}") from err
-            problem: Exception = err
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+            problem = err
+        except (
+            urllib.error.URLError,
+            http.client.HTTPException,
+            TimeoutError,
+            ConnectionError,
+        ) as err:
             problem = err
         log.warning("download of %s failed (attempt %d/%d): %s", url, attempt, retries, problem)
         time.sleep(backoff_s * attempt)
