@@ -441,7 +441,10 @@ def step_pipeline(folder: Path) -> None:
     """Phase timings of parse → restore_curies → collapse → orient, peak RSS, collapse counts."""
     gc.collect()
     fetched, _ = fetched_from(folder)
-    print(f"[pipeline] fresh process, polars {pl.__version__}, {pl.thread_pool_size()} threads")
+    print(
+        f"[pipeline] fresh process, polars {pl.__version__}, {pl.thread_pool_size()} threads, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     started = clock = time.perf_counter()
 
     def lap() -> float:
@@ -478,10 +481,13 @@ def edge_slice(records: Records, n: int) -> Records:
     """About ``n`` edges, every type in proportion (a seeded sample, in the records' order), with
     the node and stub rows their endpoints need."""
     total = sum(f.height for f in records.edges.values())
-    edges = {}
-    for rel_type, frame in records.edges.items():
-        take = min(frame.height, round(n * frame.height / total))
-        edges[rel_type] = frame.sample(take, seed=SEED).sort("subject", "object", "id")
+    takes = {t: min(f.height, n * f.height // total) for t, f in records.edges.items()}
+    largest = max(takes, key=takes.__getitem__)  # the rounding remainder
+    takes[largest] = min(records.edges[largest].height, takes[largest] + n - sum(takes.values()))
+    edges = {
+        rel_type: frame.sample(takes[rel_type], seed=SEED).sort("subject", "object", "id")
+        for rel_type, frame in records.edges.items()
+    }
     ends = pl.concat(
         [
             f.select(pl.col(end).alias("id"), pl.col(f"{end}_label").alias("label"))
@@ -585,7 +591,11 @@ def step_records(folder: Path, slice_edges: int, load: bool, export: bool) -> No
     frames = primekg.parse(fetched)
     parse_s = time.perf_counter() - clock
     n = frames["edges"].height
-    print(f"[normalize] fresh process; parse {parse_s:.2f} s (not counted below)", flush=True)
+    print(
+        f"[normalize] fresh process, load average {os.getloadavg()[0]:.1f}; parse {parse_s:.2f} s "
+        "(not counted below)",
+        flush=True,
+    )
     clock = time.perf_counter()
     records = primekg.normalize(frames, release=release)
     normalize_s = time.perf_counter() - clock

@@ -5,7 +5,7 @@
 // one name, not the same disease as each other.
 UNWIND $ids AS seed_id
 MATCH p = (s:Entity {id: seed_id})-[:SAME_AS*1..2]-(e:Entity)
-WHERE e <> s AND NOT e.id IN $ids
+WHERE e <> s
   AND none(i IN range(1, size(nodes(p)) - 2) WHERE any(r IN relationships(p)
            WHERE r.mapping_set = $group_set AND startNode(r) = nodes(p)[i]))
 RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name,

@@ -39,8 +39,9 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
 
     def search(self, runner: QueryRunner, request: ClaimCheck) -> StepResult:
         subjects, objects = list(request.subjects), list(request.objects)
-        same_subjects = same_as(runner, subjects)
-        same_objects = same_as(runner, objects)
+        bridged = same_as(runner, subjects)
+        same_subjects = bridged.equivalents
+        same_objects = same_as(runner, objects).equivalents
         objects = _with_subtypes(runner, (*objects, *same_objects))
         params = {
             "subjects": subjects + list(same_subjects),
@@ -69,7 +70,10 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
         if (unjoined or summarising) and runner.remaining_queries > 1:
             paths = _paths(runner, {**params, "types": []})
             findings += [_crossed(f, same_subjects, same_objects) for f in paths]
-        others = [s for s in request.subjects if s not in {f.seed for f in findings}]
+        met = {f.seed for f in findings}
+        others = [
+            s for s in request.subjects if s not in met and not bridged.twins.get(s, set()) & met
+        ]
         if findings and others and request.held and runner.remaining_queries > 1:
             # an ambiguous name ("progeria": two diseases, one recessive, one dominant): what
             # the claim does not hold for is shown too, and no verdict is given for the name

@@ -95,7 +95,7 @@ class BreadthSearch(ResearchStep[Neighbours]):
 
     def search(self, runner: QueryRunner, request: Neighbours) -> StepResult:
         seeds = list(request.seeds)
-        same = same_as(runner, seeds)
+        same = same_as(runner, seeds).equivalents
         ids = seeds + list(same)
         survey = runner.template("agent_neighbour_counts", {"ids": ids}, step="breadth:survey")
         asked = {relation.type for relation in request.relations}
@@ -152,7 +152,7 @@ class ChainSearch(ResearchStep[ChainWalk]):
         chain = request.chain
         relation = f"{chain.first}>{chain.second}"
         findings: list[Finding] = []
-        same = same_as(runner, list(request.seeds))
+        same = same_as(runner, list(request.seeds)).equivalents
         starts = [(seed, seed) for seed in request.seeds] + [(n, e.seed) for n, e in same.items()]
         for start, seed in starts:
             if runner.remaining_queries <= 1:
@@ -238,18 +238,30 @@ class Equivalent:
     edges: tuple[str, ...]
 
 
-def same_as(runner: QueryRunner, seeds: list[str]) -> dict[str, Equivalent]:
+@dataclass
+class Bridged:
+    """What the seeds are under other sources' ids: ``equivalents`` (node → the seed it is),
+    and ``twins`` (seed → the other seeds that are the same entity: an ambiguous name that
+    linked to an OMIM record and its MONDO term)."""
+
+    equivalents: dict[str, Equivalent] = field(default_factory=dict)
+    twins: dict[str, set[str]] = field(default_factory=dict)
+
+
+def same_as(runner: QueryRunner, seeds: list[str]) -> Bridged:
     """The nodes that are the same entity as a seed (an HPO OMIM disease's MONDO term and the
     PrimeKG group holding it), nearest bridge first: research starts from them too, so it
     crosses sources transparently and cites the crossing."""
-    found: dict[str, Equivalent] = {}
+    bridged = Bridged()
     params = {"ids": seeds, "group_set": GROUP_SET}
     for row in runner.template("agent_equivalents", params, step="bridge"):
         edges = tuple(e["id"] for e in row["bridge"])
-        node = row["node"]["id"]
-        if node not in found or len(edges) < len(found[node].edges):
-            found[node] = Equivalent(row["seed"]["id"], edges)
-    return found
+        seed, node = row["seed"]["id"], row["node"]["id"]
+        if node in seeds:
+            bridged.twins.setdefault(seed, set()).add(node)
+        elif node not in bridged.equivalents or len(edges) < len(bridged.equivalents[node].edges):
+            bridged.equivalents[node] = Equivalent(seed, edges)
+    return bridged
 
 
 def _via(path: dict, start: str, bridge: list[str] | tuple[str, ...]) -> list[str]:

@@ -1,7 +1,7 @@
 """The registered sources, in build order: the one list the build, the CLI and the tests read.
 
-Order matters for identity: openFDA's and PrimeKG's drugs merge onto ChEMBL's, which must be
-written first.
+Order matters for identity: PrimeKG's drugs merge onto ChEMBL's, openFDA's onto both (its FAERS
+reports name drugs that only DrugBank knows), so each must be written before the next.
 Each module follows :mod:`biokg.ingest.sources.base`.
 """
 
@@ -11,7 +11,7 @@ from biokg.ingest.sources import chembl, go, hpo, openfda, primekg
 from biokg.ingest.sources.base import Source
 
 SOURCES: dict[str, Source] = {
-    module.SOURCE.name: module for module in (hpo, go, chembl, openfda, primekg)
+    module.SOURCE.name: module for module in (hpo, go, chembl, primekg, openfda)
 }  # type: ignore[misc]
 #: What ``biokg build`` builds without ``--sources``.
 DEFAULT_SOURCES: tuple[str, ...] = tuple(n for n, s in SOURCES.items() if s.SOURCE.default)

@@ -183,7 +183,8 @@ def test_neighbourhood_rows_carry_edge_provenance(client: TestClient, auth: dict
         edge = row["edge"]
         assert row["outgoing"] and edge["subject"] == VIAGRA
         assert edge["source"] and edge["source_version"] and edge["source_record"]
-    assert [q["step"] for q in hood["queries"]][:2] == ["neighbourhood:entity", "breadth:survey"]
+    steps = [q["step"] for q in hood["queries"]][:3]
+    assert steps == ["neighbourhood:entity", "bridge", "breadth:survey"]
 
 
 def test_neighbourhood_without_types_surveys_every_type(

