@@ -6,7 +6,7 @@ types, sources, id formats (``MONDO_grouped`` included) and node counts; every u
 as a forward row and, later, its mirror; 3,026 exact duplicate rows. Then, each step in a fresh
 process so its peak RSS is its own:
 
-1. ``parse`` (``read_kg``) + ``restore_curies`` + ``collapse`` + ``orient``: rows/s per phase,
+1. ``parse`` (``read_kg``) + ``node_table`` (CURIEs) + ``collapse`` + ``orient``: rows/s per phase,
    total seconds and peak RSS against the must-hold target (30 s, 4 GB on 2 cores), and the
    collapse counts;
 2. the full ``normalize`` (edge ids, node frames), then ``validate`` and the count bounds;
@@ -438,7 +438,7 @@ def _report(name: str, seconds: float, count: int, unit: str) -> None:
 
 
 def step_pipeline(folder: Path) -> None:
-    """Phase timings of parse → restore_curies → collapse → orient, peak RSS, collapse counts."""
+    """Phase timings of parse → node table → collapse → orient, peak RSS, collapse counts."""
     gc.collect()
     fetched, _ = fetched_from(folder)
     print(
@@ -456,9 +456,10 @@ def step_pipeline(folder: Path) -> None:
     frames = primekg.parse(fetched)
     n = frames["edges"].height
     _report("parse (read_kg + checks)", lap(), n, "rows")
-    rows = primekg.restore_curies(frames["edges"])
-    _report("restore_curies", lap(), n, "rows")
-    kept, counts = primekg.collapse(rows)
+    rows = frames["edges"]
+    nodes = primekg.node_table(rows)
+    _report("node table + CURIEs", lap(), n, "rows")
+    kept, counts = primekg.collapse(rows, nodes)
     _report("collapse", lap(), n, "rows")
     edges = primekg.orient(kept)
     _report("orient", lap(), kept.height, "edges")
@@ -470,7 +471,7 @@ def step_pipeline(folder: Path) -> None:
     )
     print(f"  peak RSS: {rss:.2f} GB ({ok} the must-hold {TARGET_S:.0f} s / {TARGET_GB:.0f} GB)")
     print(f"  collapse counts: {counts}", flush=True)
-    del frames, rows, kept, edges
+    del frames, rows, nodes, kept, edges
     gc.collect()
     lap()
     read_kg(fetched.files[primekg.KG_FILE])
