@@ -168,7 +168,12 @@ class GraphWriter:
                 if stub:
                     tx.run(touch, ids=list(existing), source=release.source).consume()
                 else:
-                    old = [row for row in rows if row["id"] in existing]
+                    # `sources` is appended to, never replaced (another source's mark stays)
+                    old = [
+                        {k: v for k, v in row.items() if k != "sources"}
+                        for row in rows
+                        if row["id"] in existing
+                    ]
                     tx.run(update, rows=old, source=release.source).consume()
                 return len(new), len(existing)
 
