@@ -11,7 +11,7 @@ WHERE type(r1) = $first AND $via IN labels(m) AND coalesce(r1.negated, false) = 
   AND ($first_out IS NULL OR (startNode(r1) = s) = $first_out)
 MATCH b = (m)-[:SAME_AS*0..2]-(m2:Entity)
 WHERE none(i IN range(1, size(nodes(b)) - 2) WHERE any(x IN relationships(b)
-           WHERE x.mapping_set = $group_set AND startNode(x) = nodes(b)[i]))
+           WHERE x.grouped = true AND startNode(x) = nodes(b)[i]))
 MATCH (m2)-[r2]-(t:Entity)
 WHERE type(r2) = $second AND size([l IN labels(t) WHERE l IN $targets]) > 0
   AND t <> s AND coalesce(r2.negated, false) = false

@@ -29,7 +29,6 @@ from biokg.graph_agent.requests import (
     Request,
 )
 from biokg.graph_agent.runner import QueryRunner
-from biokg.ingest.bridge import GROUP_SET
 
 
 @dataclass
@@ -162,7 +161,6 @@ class ChainSearch(ResearchStep[ChainWalk]):
                 "agent_chain",
                 {
                     "seed": start,
-                    "group_set": GROUP_SET,
                     "first": chain.first,
                     "first_out": chain.first_out,
                     "via": chain.via,
@@ -253,7 +251,7 @@ def same_as(runner: QueryRunner, seeds: list[str]) -> Bridged:
     PrimeKG group holding it), nearest bridge first: research starts from them too, so it
     crosses sources transparently and cites the crossing."""
     bridged = Bridged()
-    params = {"ids": seeds, "group_set": GROUP_SET}
+    params = {"ids": seeds}
     for row in runner.template("agent_equivalents", params, step="bridge"):
         edges = tuple(e["id"] for e in row["bridge"])
         seed, node = row["seed"]["id"], row["node"]["id"]

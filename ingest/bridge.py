@@ -2,19 +2,20 @@
 
 HPO names diseases by OMIM, Orphanet and DECIPHER ids, ChEMBL's indications by MeSH, PrimeKG by
 MONDO. MONDO publishes which of those are the same disease (SSSOM ``skos:exactMatch`` sets, CC0).
-After the sources load, the bridge reads the Disease nodes they asserted and writes, for each
-mapping whose non-MONDO end is one of them, a ``SAME_AS`` edge from the MONDO node (PrimeKG's, or
-else one the bridge adds: label, synonyms and definition from the MONDO release packaged in
-``cellxgene-ontology-guide``) to it. Each edge carries its mapping's provenance (set, file line,
-justification). A PrimeKG group node (diseases of one name, ``MONDO_grouped``) is joined to its
-members that are nodes, as PrimeKG's grouping says; so an OMIM disease reaches its MONDO term in
-one hop and the PrimeKG group holding that term in two, never a sibling OMIM entry.
+After the sources load, the bridge reads the Disease nodes they asserted and joins, with
+``SAME_AS`` edges, the records one MONDO term maps to: from the MONDO node to each record where
+PrimeKG holds the term, otherwise between the records themselves (OMIM ↔ Orphanet ↔ MeSH); ``mondo``
+names the term. Each edge carries its mappings' provenance (set, file line, justification). The
+bridge adds no nodes: a disease is found by the names its sources gave it, and no MONDO label
+competes with them when questions are linked. A PrimeKG group node (diseases of one name,
+``MONDO_grouped``) is joined to its members' records with ``grouped`` edges, which the agent
+reaches but never crosses: the members are related diseases, not one.
 
 Nodes are kept apart, not merged (docs/decisions/0012-bridges.md): each source's records keep
 their own ids and citations, a Browser user sees where two sources met, and the agent crosses
 ``SAME_AS`` transparently. Only 1:1 mappings bridge: a MONDO term mapped to two of the graph's
 ids of one prefix (``imperforate anus`` → two OMIM entries), an id mapped from two MONDO terms,
-or a MONDO term claimed by two nodes is a conflict, reported and left unbridged.
+or a MONDO term in two PrimeKG groups is a conflict, reported and left unbridged.
 
 The bridge is a load of its own (``infores:mondo``): keyed on the mapping files and on the
 Disease ids the sources asserted, skipped when both are unchanged, and its edges replaced
@@ -24,8 +25,6 @@ Disease ids the sources asserted, skipped when both are unchanged, and its edges
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +39,8 @@ from biokg.ingest.online.download import download
 from biokg.ingest.records import (
     Records,
     Release,
-    category_column,
     finalize_edges,
     provenance_columns,
-    sources_column,
     validate,
 )
 from biokg.ingest.writer import GraphWriter, LoadResult
@@ -59,10 +56,6 @@ MAPPING_FILES = {t: f"mondo_exactmatch_{t}.sssom.tsv" for t in TARGETS}
 MAPPINGS_URL = "http://purl.obolibrary.org/obo/mondo/mappings/"
 SHARED_MAPPINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mondo"
 EXAMPLES = 10
-#: PrimeKG groups diseases of one name under one node (``MONDO_grouped``); the group is joined to
-#: its members as PrimeKG's own, name-based, grouping says.
-GROUP_SET = "infores:primekg MONDO_grouped"
-GROUP_JUSTIFICATION = "semapv:LexicalMatching"
 
 
 def mapping_files(
@@ -78,46 +71,12 @@ def mapping_files(
     return {name: folder / name for name in MAPPING_FILES.values()}
 
 
-def mondo_terms() -> pl.DataFrame:
-    """MONDO terms (id, name, synonyms, description) from the newest MONDO release
-    packaged in ``cellxgene-ontology-guide``; empty when the package is not installed."""
-    schema = {
-        "id": pl.String,
-        "name": pl.String,
-        "synonyms": pl.List(pl.String),
-        "description": pl.String,
-    }
-    try:
-        dist = importlib.metadata.distribution("cellxgene-ontology-guide")
-    except importlib.metadata.PackageNotFoundError:
-        log.warning("cellxgene-ontology-guide is not installed: MONDO nodes named by SSSOM labels")
-        return pl.DataFrame(schema=schema)
-    import zstandard
-
-    files = sorted(str(f) for f in dist.files or () if "MONDO-ontology" in str(f))
-    path = Path(str(dist.locate_file(files[-1])))
-    with open(path, "rb") as raw:
-        terms = json.loads(zstandard.ZstdDecompressor().stream_reader(raw).read())
-    rows = [
-        {
-            "id": term_id,
-            "name": term.get("label"),
-            "synonyms": sorted(set(term.get("synonyms") or ())),
-            "description": term.get("description") or None,
-        }
-        for term_id, term in terms.items()
-        if not term.get("deprecated")
-    ]
-    return pl.DataFrame(rows, schema=schema)
-
-
 @dataclass
 class BridgeReport:
     """What the bridge joined, and what it could not."""
 
     mappings: dict[str, int] = field(default_factory=dict)
     bridged: dict[str, int] = field(default_factory=dict)
-    mondo_nodes_added: int = 0
     conflicts: dict[str, int] = field(default_factory=dict)
     conflict_examples: list[dict] = field(default_factory=list)
     #: graph Disease ids per prefix, and how many of them a bridge reaches
@@ -153,9 +112,9 @@ def read_mappings(files: dict[str, Path]) -> tuple[pl.DataFrame, str]:
 
 
 def bridge_records(
-    diseases: pl.DataFrame, mappings: pl.DataFrame, terms: pl.DataFrame, release: Release
+    diseases: pl.DataFrame, mappings: pl.DataFrame, release: Release
 ) -> tuple[Records, BridgeReport]:
-    """SAME_AS edges and added MONDO nodes for the graph's ``diseases`` (id, xrefs)."""
+    """SAME_AS edges between the graph's ``diseases`` (id, xrefs) that MONDO says are one."""
     schema = load_schema()
     report = BridgeReport()
     report.mappings = dict(mappings.group_by("mapping_set").len().sort("mapping_set").iter_rows())
@@ -167,12 +126,13 @@ def bridge_records(
     one_to_many = matched.filter(pl.len().over("mondo", other_prefix) > 1)
     many_to_one = matched.filter(pl.col("mondo").n_unique().over("other") > 1)
     # PrimeKG's group nodes (one node for diseases of one name) list their MONDO members
-    members = (
+    groups = (
         diseases.explode("xrefs")
         .filter(pl.col("xrefs").str.starts_with("MONDO:"))
         .select(pl.col("id").alias("group"), pl.col("xrefs").alias("mondo"))
     )
-    in_two_groups = members.filter(pl.col("mondo").is_duplicated())
+    group_ids = groups["group"].unique()
+    in_two_groups = groups.filter(pl.col("mondo").is_duplicated())
     report.conflicts = {
         "mondo term mapped to two ids of one prefix": one_to_many["mondo"].n_unique(),
         "id mapped from two mondo terms": many_to_one["other"].n_unique(),
@@ -194,34 +154,43 @@ def bridge_records(
     kept = matched.join(bad, on=["mondo", "other"], how="anti").filter(
         pl.col("mondo") != pl.col("other")
     )
-    added = kept.join(ids, left_on="mondo", right_on="id", how="anti").unique("mondo").sort("mondo")
-    hubs = added.select(pl.col("mondo").alias("id"), pl.col("mondo_label").alias("fallback"))
-    hubs = hubs.join(terms, on="id", how="left").select(
-        "id",
-        pl.col("name").fill_null(pl.col("fallback")),
-        pl.col("synonyms").fill_null(pl.lit([], pl.List(pl.String))),
-        "description",
-        category_column("Disease", schema),
-        sources_column(release),
+    evidence = ["justification", "mapping_set", "source_record"]
+    # a MONDO term that is a node (PrimeKG's) is the hub of its records
+    hubbed = kept.join(ids, left_on="mondo", right_on="id", how="semi").select(
+        pl.col("mondo").alias("subject"), pl.col("other").alias("object"), "mondo", *evidence
     )
-    report.mondo_nodes_added = hubs.height
-    # a group joins each member that is a node (the member's own mappings then reach it)
-    mondo_nodes = pl.concat([ids, hubs.select("id")])
-    grouped = (
-        members.join(in_two_groups.select("mondo").unique(), on="mondo", how="anti")
-        .filter(pl.col("group") != pl.col("mondo"))
-        .join(mondo_nodes, left_on="mondo", right_on="id", how="semi")
+    # otherwise its records are joined to each other, each edge citing both mapping rows
+    loose = kept.join(ids, left_on="mondo", right_on="id", how="anti")
+    pairs = (
+        loose.join(loose, on="mondo", suffix="_b")
+        .filter(pl.col("other") < pl.col("other_b"))
         .select(
-            pl.col("group").alias("mondo"),
-            pl.col("mondo").alias("other"),
-            pl.lit(GROUP_JUSTIFICATION).alias("justification"),
-            pl.lit(GROUP_SET).alias("mapping_set"),
-            pl.format("{} xrefs", "group").alias("source_record"),
+            pl.col("other").alias("subject"),
+            pl.col("other_b").alias("object"),
+            "mondo",
+            *(
+                pl.concat_str(pl.col(c), pl.col(f"{c}_b"), separator=" + ").alias(c)
+                for c in evidence
+            ),
         )
     )
-    kept = pl.concat([kept.drop("mondo_label"), grouped])
-    report.bridged = dict(kept.group_by("mapping_set").len().sort("mapping_set").iter_rows())
-    bridged_ids = pl.concat([kept["mondo"], kept["other"]]).unique()
+    # a group node reaches each member's records (grouped: the agent never crosses through it)
+    grouped = (
+        groups.join(in_two_groups.select("mondo").unique(), on="mondo", how="anti")
+        .join(kept, on="mondo")
+        .filter(pl.col("group") != pl.col("other"))
+        .select(
+            pl.col("group").alias("subject"), pl.col("other").alias("object"), "mondo", *evidence
+        )
+    )
+    edges = pl.concat([hubbed, pairs, grouped]).unique(["subject", "object"], keep="first")
+    edges = edges.with_columns(pl.col("subject").is_in(group_ids.implode()).alias("grouped"))
+    report.bridged = {
+        "records of one MONDO term (pairs)": pairs.height,
+        "MONDO node to its records": hubbed.height,
+        "PrimeKG group to its members' records": grouped.height,
+    }
+    bridged_ids = pl.concat([edges["subject"], edges["object"]]).unique()
     report.diseases_bridged = dict(
         ids.filter(pl.col("id").is_in(bridged_ids.implode()))
         .group_by(prefix.alias("p"))
@@ -229,21 +198,19 @@ def bridge_records(
         .sort("p")
         .iter_rows()
     )
-    edges = kept.select(
-        pl.col("mondo").alias("subject"),
-        pl.col("other").alias("object"),
+    edges = edges.select(
+        "subject",
+        "object",
         pl.lit("Disease").alias("subject_label"),
         pl.lit("Disease").alias("object_label"),
-        "justification",
-        "mapping_set",
-        "source_record",
+        "mondo",
+        "grouped",
+        *evidence,
         *provenance_columns(release),
     )
     same_as = finalize_edges(edges, "SAME_AS", schema).sort("subject", "object", "id")
-    existing = ids.filter(pl.col("id").is_in(bridged_ids.implode()))
-    records = Records(
-        stubs={"Disease": pl.concat([hubs, existing], how="diagonal")}, edges={"SAME_AS": same_as}
-    )
+    stubs = ids.filter(pl.col("id").is_in(bridged_ids.implode()))
+    records = Records(stubs={"Disease": stubs}, edges={"SAME_AS": same_as})
     validate(records, schema, source=INFORES)
     return records, report
 
@@ -284,6 +251,6 @@ def bridge_diseases(
     if current is not None:
         log.info("disease bridge unchanged (same mappings, same diseases); skipped")
         return current
-    records, report = bridge_records(diseases, mappings, mondo_terms(), release)
+    records, report = bridge_records(diseases, mappings, release)
     log.info("disease bridge: %s", report.as_dict())
     return writer.load(records, release, identity=report.as_dict(), rewrite=force)

@@ -70,8 +70,7 @@ def build_command(
                     )
                 if "bridged" in ident:
                     console.print(
-                        f"  disease bridge: SAME_AS edges {ident['bridged']}, "
-                        f"{ident['mondo_nodes_added']} MONDO nodes added, conflicts "
+                        f"  disease bridge: SAME_AS edges {ident['bridged']}, conflicts "
                         f"{ident['conflicts']} (`biokg status --merges`)"
                     )
         if embed:

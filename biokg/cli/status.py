@@ -60,16 +60,16 @@ def print_merges(report: dict) -> None:
     console.print(nodes, drugs)
     bridge = report["disease_bridge"]
     if bridge:
-        table = Table("disease bridge (MONDO exact matches)", "mappings read", "SAME_AS edges")
-        for name in sorted(set(bridge["mappings"]) | set(bridge["bridged"])):
-            short = name.rsplit("/", 1)[-1]
-            table.add_row(
-                short, f"{bridge['mappings'].get(name, 0):,}", f"{bridge['bridged'].get(name, 0):,}"
-            )
-        console.print(table)
+        table = Table("disease bridge: MONDO mapping set", "exact matches read")
+        for name, count in bridge["mappings"].items():
+            table.add_row(name.rsplit("/", 1)[-1], f"{count:,}")
+        edges = Table("SAME_AS edges", "count")
+        for kind, count in bridge["bridged"].items():
+            edges.add_row(kind, f"{count:,}")
+        console.print(table, edges)
         console.print(
             f"diseases bridged per prefix: {bridge['diseases_bridged']}; unbridged: "
-            f"{bridge['diseases_unbridged']}; MONDO nodes added: {bridge['mondo_nodes_added']}"
+            f"{bridge['diseases_unbridged']}"
         )
         console.print(f"conflicts (left unbridged): {bridge['conflicts']}")
 
