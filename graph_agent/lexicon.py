@@ -232,9 +232,10 @@ class _Words(_View):
 
 
 def _forget_others(current: Path) -> None:
-    """Remove lexicons of earlier graph states (and older cache formats) beside ``current``."""
+    """Remove lexicons of earlier graph states (and older cache formats) beside ``current``;
+    another process's lexicon being written (``*.part`` and SQLite's ``*.part-journal``) stays."""
     for other in current.parent.iterdir():
-        if other != current and not other.name.endswith(".part"):
+        if other != current and ".part" not in other.name:
             if other.is_dir():
                 shutil.rmtree(other, ignore_errors=True)
             else:
