@@ -1,4 +1,4 @@
-// Nodes of the $targets labels (and of one of the $kinds when given) that meet several
+// Nodes of the $targets labels (and of one of the $kinds when given, for labels with kinds) that meet several
 // constraints at once: for each group, an edge of one of the group's types to one of the
 // group's nodes. Ranked by how many groups they meet; one hit per group kept as evidence.
 UNWIND $groups AS g
@@ -6,7 +6,7 @@ MATCH (c:Entity)-[r]-(t:Entity)
 WHERE c.id IN g.ids AND type(r) IN g.types
   AND [l IN labels(t) WHERE l <> 'Entity'][0] IN $targets
   AND coalesce(r.negated, false) = false
-  AND (size($kinds) = 0
+  AND (size($kinds) = 0 OR size([k IN $kind_properties WHERE t[k] IS NOT NULL]) = 0
        OR [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
 WITH t, g.index AS grp, collect({c: c, r: r})[0] AS hit
 WITH t, collect({grp: grp, c: hit.c, r: hit.r}) AS hits

@@ -141,7 +141,9 @@ class DeterministicPlanner:
             )
             return plan
         if len(named) >= 2 and (targets or intent.kind == "shared" or not intent.relations):
-            intersection = self._intersection(named, targets[:1], intent, focus)
+            kinds = {self._kind_labels.get(k) for k in intent.kinds}
+            primary = targets[:1] + tuple(t for t in targets[1:] if t in kinds)
+            intersection = self._intersection(named, primary, intent, focus)
             if intersection is not None:
                 plan.requests.append(intersection)
                 return plan
@@ -200,11 +202,11 @@ class DeterministicPlanner:
 
     def _targets(self, intent: Intent, present: set[str] | None) -> tuple[str, ...]:
         """Asked labels that have nodes; kinds the question names add their label ("pathway"
-        is a GO biological process when no pathway source is loaded)."""
+        is a Pathway and a GO biological process)."""
         kinds = tuple(self._kind_labels[k] for k in intent.kinds if k in self._kind_labels)
         asked = [label for label in intent.target_labels if present is None or label in present]
-        if intent.target_labels and not asked:
-            asked = [label for label in kinds if label != "LabelSection"]
+        if intent.target_labels:
+            asked += [label for label in kinds if label != "LabelSection"]
         return tuple(dict.fromkeys(asked))
 
     # -- claims ------------------------------------------------------------------------------
@@ -276,9 +278,11 @@ class DeterministicPlanner:
         constraints = []
         for mention in mentions:
             labels = {c.label for c in mention.candidates}
-            joining = [t for t in self._joining(labels, set(targets)) if t != _SUBTYPED]
-            cued = [t for t in joining if t in intent.relations]
-            types = tuple(cued or joining)
+            found: list[str] = []
+            for target in targets:  # per asked label: the cued types, else every joining one
+                joining = [t for t in self._joining(labels, {target}) if t != _SUBTYPED]
+                found += [t for t in joining if t in intent.relations] or joining
+            types = tuple(dict.fromkeys(found))
             if types:
                 constraints.append(
                     Constraint(
