@@ -1,5 +1,6 @@
 // Depth-first, two hops along a typed chain seed -[$first]- via -[$second]- target (a node of
-// one of the labels $targets, and of one of the $kinds when given and its label has kinds), ranked by how many distinct
+// one of the labels $targets; of one of the $kinds when given and its label has them, and of
+// another target label only when some target label has them), ranked by how many distinct
 // paths support each target; up to three paths kept per target as evidence. The via node may
 // cross to the same entity under another source's id (SAME_AS, at most two hops: an HPO OMIM
 // disease to the PrimeKG MONDO disease with the drugs; never through a PrimeKG group node, see
@@ -16,8 +17,11 @@ MATCH (m2)-[r2]-(t:Entity)
 WHERE type(r2) = $second AND size([l IN labels(t) WHERE l IN $targets]) > 0
   AND t <> s AND coalesce(r2.negated, false) = false
   AND ($second_out IS NULL OR (startNode(r2) = m2) = $second_out)
-  AND (size($kinds) = 0 OR size([k IN $kind_properties WHERE t[k] IS NOT NULL]) = 0
-       OR [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
+  AND (size($kinds) = 0
+       OR ([l IN labels(t) WHERE l <> 'Entity'][0] IN $kind_labels
+           AND [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
+       OR (NOT [l IN labels(t) WHERE l <> 'Entity'][0] IN $kind_labels
+           AND any(l IN $targets WHERE l IN $kind_labels)))
 WITH s, t, collect({
   via: {id: m.id, label: [l IN labels(m) WHERE l <> 'Entity'][0], name: m.name,
         symbol: m.symbol, brands: m.brand_names,

@@ -1,4 +1,5 @@
-// Nodes of the $targets labels (and of one of the $kinds when given, for labels with kinds) that meet several
+// Nodes of the $targets labels (of one of the $kinds when given and their label has them; of
+// another target label only when some target label has them) that meet several
 // constraints at once: for each group, an edge of one of the group's types to one of the
 // group's nodes. Ranked by how many groups they meet; one hit per group kept as evidence.
 UNWIND $groups AS g
@@ -6,8 +7,11 @@ MATCH (c:Entity)-[r]-(t:Entity)
 WHERE c.id IN g.ids AND type(r) IN g.types
   AND [l IN labels(t) WHERE l <> 'Entity'][0] IN $targets
   AND coalesce(r.negated, false) = false
-  AND (size($kinds) = 0 OR size([k IN $kind_properties WHERE t[k] IS NOT NULL]) = 0
-       OR [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
+  AND (size($kinds) = 0
+       OR ([l IN labels(t) WHERE l <> 'Entity'][0] IN $kind_labels
+           AND [k IN $kind_properties WHERE t[k] IS NOT NULL | t[k]][0] IN $kinds)
+       OR (NOT [l IN labels(t) WHERE l <> 'Entity'][0] IN $kind_labels
+           AND any(l IN $targets WHERE l IN $kind_labels)))
 WITH t, g.index AS grp, collect({c: c, r: r})[0] AS hit
 WITH t, collect({grp: grp, c: hit.c, r: hit.r}) AS hits
 WHERE size(hits) >= $min_groups

@@ -269,6 +269,7 @@ class DeterministicPlanner:
     ) -> Intersection | None:
         """Each named entity becomes a constraint on the asked label; entities no type joins
         to it are left out (and with fewer than two constraints there is no intersection)."""
+        asked = targets
         if not targets:  # "I have visual loss and abnormal ERG, what do I have?"
             own = {c.label for m in mentions for c in m.candidates}
             shared = set.intersection(
@@ -279,8 +280,10 @@ class DeterministicPlanner:
         for mention in mentions:
             labels = {c.label for c in mention.candidates}
             found: list[str] = []
-            for target in targets:  # per asked label: the cued types, else every joining one
-                joining = [t for t in self._joining(labels, {target}) if t != _SUBTYPED]
+            # per asked label its cued types, else every joining one ("pathway": PARTICIPATES_IN
+            # to Pathway, ANNOTATED_WITH to GO processes); inferred labels: the cued types only
+            for group in [{t} for t in asked] or [set(targets)]:
+                joining = [t for t in self._joining(labels, group) if t != _SUBTYPED]
                 found += [t for t in joining if t in intent.relations] or joining
             types = tuple(dict.fromkeys(found))
             if types:

@@ -51,8 +51,17 @@ class QueryRunner:
 
     def template(self, name: str, params: dict[str, Any], *, step: str) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` with parameters (and ``$kind_properties``, the schema's
-        ``kinds`` properties, which node projections report as each node's kind)."""
-        params = {"kind_properties": load_schema().kind_properties, **params}
+        ``kinds`` properties, which node projections report as each node's kind; with
+        ``$kinds``, also ``$kind_labels``: the labels those kinds belong to)."""
+        schema = load_schema()
+        params = {"kind_properties": schema.kind_properties, **params}
+        if "kinds" in params:
+            kinds = set(params["kinds"])
+            params["kind_labels"] = sorted(
+                label
+                for label, spec in schema.labels.items()
+                if spec.kinds is not None and kinds & set(spec.kinds.values)
+            )
         return self.run(cypher.load(name), params, step=step)
 
     def run(
