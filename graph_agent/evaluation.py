@@ -1,6 +1,7 @@
 """``biokg eval``: questions generated from the graph itself, gold answers taken from the graph.
 
-* **one-hop**: for each relationship type in the graph and each direction schema/ words a
+* **one-hop**: for each relationship type in the graph (but ``SAME_AS``, the bridge between
+  sources' records of one disease, which every answer crosses) and each direction schema/ words a
   question for, sampled seeds, each asked in one wording from ``questions`` in schema/ with
   every name variant it has (as stored, lower case, upper case, one typo, a brand name for
   drugs, a synonym; a brand or synonym only if it names no other node); gold = the seed's
@@ -39,6 +40,7 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.models import Answer
 from biokg.graph_agent.planner import reachable
+from biokg.graph_agent.research import BRIDGE
 from biokg.graph_agent.text import mention_key
 
 SAMPLE_EDGES = 3_000
@@ -113,7 +115,8 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
     schema = agent.schema
     questions: list[EvalQuestion] = []
     heldout = heldout_wordings(agent.planner.reader)
-    edges = {rel: _sample_edges(agent, rel) for rel in sorted(schema.types)}
+    # the bridge between sources' records is crossed inside every answer, not asked about
+    edges = {rel: _sample_edges(agent, rel) for rel in sorted(schema.types) if rel != BRIDGE}
     for rel, rows in edges.items():
         wordings = schema.types[rel].questions
         for outgoing, templates in ((True, wordings.forward), (False, wordings.inverse)):
