@@ -50,6 +50,10 @@ from biokg.schema import GraphSchema, RelationshipSpec
 _SUBTYPED = "IS_A"
 
 
+#: Why a one-hop request was planned from the paraphrase matcher.
+PARAPHRASED = "one-hop over the relationship the words paraphrase"
+
+
 @dataclass
 class Plan:
     """The requests for one question, and why planning stopped early (``stop``)."""
@@ -169,13 +173,17 @@ class DeterministicPlanner:
             focus = Focus(focus.words, focus.kinds, only_relevant=bool(intent.words))
         label_text = self._label_text(seeds, intent, intent.words)
         if "Drug" in labels and label_text.sections and not intent.relations and not targets:
-            return [label_text]  # "What does the boxed warning of X say?"
+            # "What does the boxed warning of X say?"; a drug without label text may still
+            # hold the relationship the words paraphrase ("What do doctors give X for?")
+            matched = self._paraphrased(question, mention, labels)
+            paraphrased = [Neighbours(tuple(seeds), (matched,), focus, why=PARAPHRASED)]
+            return [label_text, *(paraphrased if matched else [])]
         relations = self._relations(labels, intent, targets)
         why = "one-hop over the asked relationships"
-        if not (relations or intent.relations or targets) and self.matcher is not None:
-            matched = self.matcher.match(frame(question, mention.text), labels)
+        if not (relations or intent.relations or targets):
+            matched = self._paraphrased(question, mention, labels)
             if matched is not None:  # "What problems do patients with X have?"
-                relations, why = [matched], "one-hop over the relationship the words paraphrase"
+                relations, why = [matched], PARAPHRASED
         requests: list[Request] = []
         chain = self._chain(labels, intent)
         if chain is None and not relations:
@@ -193,6 +201,12 @@ class DeterministicPlanner:
         if "Drug" in labels:
             requests.append(label_text)
         return requests
+
+    def _paraphrased(self, question: str, mention: Mention, labels: set[str]) -> Relation | None:
+        """The relationship the question's words paraphrase, when a matcher is configured."""
+        if self.matcher is None:
+            return None
+        return self.matcher.match(frame(question, mention.text), labels)
 
     def _kinds_of(self, intent: Intent, targets: tuple[str, ...]) -> tuple[str, ...]:
         """The asked kinds that belong to an asked label (all of them when none is asked)."""
