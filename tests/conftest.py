@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from own_graph import fresh_graph_settings
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
@@ -42,16 +43,10 @@ def store(settings: Settings) -> Iterator[GraphStore]:
 
 @pytest.fixture
 def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """Settings of an empty graph of its own (fresh home and ports), for a test that must know
-    everything in the graph, e.g. what a build embeds. Its server, started by the first
-    connect, is stopped afterwards."""
-    own = Settings.from_env(
-        {
-            "BIOKG_HOME": str(tmp_path_factory.mktemp("biokg-own-home")),
-            "BIOKG_BOLT_PORT": str(free_port()),
-            "BIOKG_HTTP_PORT": str(free_port()),
-        }
-    )
+    """Settings of an empty graph of its own, for a test that must know everything in the
+    graph, e.g. what a build embeds. Its server, started by the first connect, is stopped
+    afterwards."""
+    own = fresh_graph_settings(tmp_path_factory)
     yield own
     embedded.stop_background(own)
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import polars as pl
 import pytest
+from own_graph import fresh_graph_settings
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.bridge import bridge_records, mapping_files, read_mappings
@@ -15,7 +16,6 @@ from biokg.ingest.build import build
 from biokg.ingest.records import Release
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
 
 FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:primekg")
 
@@ -23,13 +23,7 @@ FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:prim
 @pytest.fixture(scope="module")
 def own_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """A graph of its own (the session graph's tests count drugs without PrimeKG's)."""
-    own = Settings.from_env(
-        {
-            "BIOKG_HOME": str(tmp_path_factory.mktemp("biokg-bridge-home")),
-            "BIOKG_BOLT_PORT": str(free_port()),
-            "BIOKG_HTTP_PORT": str(free_port()),
-        }
-    )
+    own = fresh_graph_settings(tmp_path_factory)
     yield own
     embedded.stop_background(own)
 
