@@ -34,7 +34,7 @@ import polars as pl
 from biokg import cypher
 from biokg.curie import normalize_curie
 from biokg.ingest.files import sha256
-from biokg.ingest.formats.sssom import MappingSet, read_sssom
+from biokg.ingest.formats.sssom import MappingSet, read_metadata, read_sssom, set_version
 from biokg.ingest.online.download import download
 from biokg.ingest.records import (
     Records,
@@ -87,9 +87,8 @@ class BridgeReport:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def read_mappings(files: dict[str, Path]) -> tuple[pl.DataFrame, str]:
-    """Every exact match as (mondo, other, justification, mapping_set, record), and the MONDO
-    release the sets come from."""
+def read_mappings(files: dict[str, Path]) -> pl.DataFrame:
+    """Every exact match as (mondo, other, justification, mapping_set, source_record)."""
     sets: list[MappingSet] = [read_sssom(path) for path in files.values()]
     frames = []
     for mapping_set in sets:
@@ -98,7 +97,6 @@ def read_mappings(files: dict[str, Path]) -> tuple[pl.DataFrame, str]:
         frames.append(
             rows.select(
                 pl.col("subject_id").alias("mondo"),
-                pl.col("subject_label").alias("mondo_label"),
                 pl.col("object_id").map_elements(normalize_curie, pl.String).alias("other"),
                 pl.col("mapping_justification").alias("justification"),
                 pl.lit(
@@ -107,8 +105,22 @@ def read_mappings(files: dict[str, Path]) -> tuple[pl.DataFrame, str]:
                 pl.format(f"{mapping_set.path.name}:{{}}", "line").alias("source_record"),
             )
         )
-    versions = sorted({s.version for s in sets if s.version})
-    return pl.concat(frames), (versions[-1] if versions else "unknown")
+    return pl.concat(frames)
+
+
+def mondo_release(files: dict[str, Path]) -> str:
+    """The MONDO release the mapping sets come from (newest set version), from their headers."""
+    versions = sorted({set_version(read_metadata(path)) for path in files.values()} - {""})
+    return versions[-1] if versions else "unknown"
+
+
+def graph_diseases(store: GraphStore) -> pl.DataFrame:
+    """Every Disease node's id and xrefs, sorted by id: what the bridge joins."""
+    rows = store.read(cypher.load("bridge_diseases"))
+    return pl.DataFrame(
+        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
+        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
+    ).sort("id")
 
 
 def bridge_records(
@@ -231,18 +243,13 @@ def bridge_diseases(
 ) -> LoadResult:
     """Bridge the graph's Disease nodes (module docstring); skipped when nothing changed."""
     files = mapping_files(cache_dir, data_dir=data_dir, offline=offline)
-    rows = store.read(cypher.load("bridge_diseases"), {"bridge": INFORES})
-    diseases = pl.DataFrame(
-        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
-        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
-    ).sort("id")
+    diseases = graph_diseases(store)
     graph_key = hashlib.sha256(diseases.write_ndjson().encode()).hexdigest()[:16]
     checksums = {name: sha256(path) for name, path in sorted(files.items())}
     checksums["graph:diseases"] = graph_key
-    mappings, version = read_mappings(files)
     release = Release(
         INFORES,
-        version,
+        mondo_release(files),
         LICENSE,
         checksums,
         code={"bridge": _code_digest(), "schema": load_schema().records_digest},
@@ -251,6 +258,7 @@ def bridge_diseases(
     if current is not None:
         log.info("disease bridge unchanged (same mappings, same diseases); skipped")
         return current
+    mappings = read_mappings(files)  # only when the bridge is rebuilt
     records, report = bridge_records(diseases, mappings, release)
     log.info("disease bridge: %s", report.as_dict())
     return writer.load(records, release, identity=report.as_dict(), rewrite=force)

@@ -58,7 +58,8 @@ class LoadResult:
     nodes_updated: int = 0
     edges_written: int = 0
     edges_deleted: int = 0
-    #: drug identity merge report (see biokg.ingest.identity), when the source has drugs
+    #: the load's merge report: drug identity (biokg.ingest.identity) when the source has
+    #: drugs, the disease bridge's (biokg.ingest.bridge) for its own load
     identity: dict | None = None
 
 

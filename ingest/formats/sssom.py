@@ -28,12 +28,12 @@ class MappingSet:
     metadata: dict
     mappings: pl.DataFrame
 
-    @property
-    def version(self) -> str:
-        """``mapping_set_version`` (MONDO writes the release URL; its date is the version)."""
-        text = str(self.metadata.get("mapping_set_version") or "")
-        dated = [part for part in text.split("/") if len(part) == 10 and part[4] == "-"]
-        return dated[0] if dated else text
+
+def set_version(metadata: dict) -> str:
+    """``mapping_set_version`` (MONDO writes the release URL; its date is the version)."""
+    text = str(metadata.get("mapping_set_version") or "")
+    dated = [part for part in text.split("/") if len(part) == 10 and part[4] == "-"]
+    return dated[0] if dated else text
 
 
 def read_sssom(path: Path) -> MappingSet:
@@ -43,6 +43,16 @@ def read_sssom(path: Path) -> MappingSet:
         SourceFormatError: a malformed YAML header, a missing column or a short row (file and
             line named).
     """
+    frame = read_tsv(path, required=COLUMNS)
+    return MappingSet(path, read_metadata(path), frame.select(*COLUMNS, "line"))
+
+
+def read_metadata(path: Path) -> dict:
+    """Only the YAML metadata block (the rows are not read).
+
+    Raises:
+        SourceFormatError: the block is not a YAML mapping.
+    """
     header = header_lines(path, stop=lambda line: not line.startswith("#"))
     try:
         metadata = yaml.safe_load("\n".join(line[1:] for line in header)) or {}
@@ -50,5 +60,4 @@ def read_sssom(path: Path) -> MappingSet:
         raise SourceFormatError(f"{path}: the SSSOM metadata header is not YAML: {err}") from err
     if not isinstance(metadata, dict):
         raise SourceFormatError(f"{path}:1: the SSSOM metadata header is not a YAML mapping")
-    frame = read_tsv(path, required=COLUMNS)
-    return MappingSet(path, metadata, frame.select(*COLUMNS, "line"))
+    return metadata

@@ -11,7 +11,13 @@ import pytest
 from own_graph import fresh_graph_settings
 
 from biokg.graph_agent.agent import GraphAgent
-from biokg.ingest.bridge import bridge_records, mapping_files, read_mappings
+from biokg.ingest.bridge import (
+    bridge_records,
+    graph_diseases,
+    mapping_files,
+    mondo_release,
+    read_mappings,
+)
 from biokg.ingest.build import build
 from biokg.ingest.records import Release
 from biokg.settings import Settings
@@ -85,15 +91,9 @@ def test_drugbank_drugs_merge_onto_chembl_drugs(bridged: GraphStore) -> None:
 def test_bridge_is_one_to_one_and_reports_conflicts(
     bridged: GraphStore, own_settings: Settings
 ) -> None:
-    rows = bridged.read(
-        "MATCH (d:Disease) WHERE any(s IN d.sources WHERE s <> 'infores:mondo') "
-        "RETURN d.id AS id, d.xrefs AS xrefs"
-    )
-    diseases = pl.DataFrame(
-        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
-        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
-    )
-    mappings, version = read_mappings(mapping_files(own_settings.cache_dir))
+    diseases = graph_diseases(bridged)
+    files = mapping_files(own_settings.cache_dir)
+    mappings, version = read_mappings(files), mondo_release(files)
     release = Release("infores:mondo", version, "cc0", {})
     records, report = bridge_records(diseases, mappings, release)
     plain = records.edges["SAME_AS"].filter(~pl.col("grouped"))
