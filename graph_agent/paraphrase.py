@@ -2,14 +2,15 @@
 
 "What problems do patients with Behcet syndrome have?" names no phrase of HAS_PHENOTYPE, but it
 means what schema/ words as "Which symptoms does {name} present with?". The matcher embeds, once,
-every wording schema/ gives a relationship type in each direction (its ``questions`` and
-``describe_*`` templates, the entity written as "X"), and compares the question, its entity
-written as "X", with the wordings of the types that can leave the entity's label. The best type
-is taken when its cosine similarity reaches :data:`MIN_SIMILARITY` and beats the runner-up by
-:data:`MIN_MARGIN`; otherwise the question stays without a relationship (a guess would answer
-something else). Both bounds were chosen on a calibration set of paraphrases kept apart from
-the evaluation's held-out wordings (``benchmarks/bench_paraphrase.py`` prints how each choice
-scores; docs/decisions/0009-question-understanding.md).
+every wording schema/ gives a relationship type in each direction (its ``questions``,
+``describe_*`` templates and ``paraphrases``, the entity written as "X"), and compares the
+question, its entity written as "X", with the wordings of the types that can leave the entity's
+label. The best type is taken when its cosine similarity reaches :data:`MIN_SIMILARITY`, with
+the types within :data:`MIN_MARGIN` of it tried after it; below the bound the question stays
+without a relationship (a guess would answer something else). Both bounds were chosen on a
+calibration set of paraphrases kept apart from the evaluation's held-out wordings
+(``benchmarks/bench_paraphrase.py`` prints how each choice scores;
+docs/decisions/0009-question-understanding.md).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from biokg.ingest.embedding.nodes import Embedder
 from biokg.schema import GraphSchema
 
 #: Cosine similarity from which a question is read as a relationship's wording.
-MIN_SIMILARITY = 0.65
-#: How much better than the next-best relationship the best must be.
-MIN_MARGIN = 0.03
+MIN_SIMILARITY = 0.70
+#: Types this close to the best are tried after it (a near tie is no reason to guess).
+MIN_MARGIN = 0.05
+#: At most this many types are tried for one question.
+MAX_TIED = 3
 PLACEHOLDER = "X"
 
 
@@ -55,42 +58,57 @@ class RelationMatcher:
     def scores(self, frame: str, labels: set[str]) -> list[tuple[float, Relation]]:
         """Every (type, direction) that can leave ``labels``, with its best similarity to
         ``frame``, best first."""
-        [query] = self.embedder.embed([frame])
         best: dict[tuple[str, bool], float] = {}
-        for wording, vector in zip(self._wordings, self._vectors, strict=True):
-            spec = self.schema.types[wording.type]
-            here = spec.from_labels if wording.outgoing else spec.to_labels
-            if not labels & set(here):
-                continue
-            key = (wording.type, wording.outgoing)
-            similarity = sum(a * b for a, b in zip(query, vector, strict=True))
-            best[key] = max(best.get(key, -1.0), similarity)
-        ranked = sorted(best.items(), key=lambda item: -item[1])
+        for similarity, wording in self._nearest(frame, labels):
+            best.setdefault((wording.type, wording.outgoing), similarity)
         return [
-            (round(score, 4), Relation(rel, outgoing, self._far(rel, outgoing)))
-            for (rel, outgoing), score in ranked
+            (score, Relation(rel, outgoing, self._far(rel, outgoing)))
+            for (rel, outgoing), score in best.items()
         ]
 
-    def match(self, frame: str, labels: set[str]) -> Relation | None:
-        """The relationship ``frame`` means, or None when no wording is close enough or two
-        relationships are about as close.
+    def match(self, frame: str, labels: set[str]) -> tuple[Relation, ...]:
+        """The relationships ``frame`` may mean, most likely first: the best type, and the
+        types about as close as it (within :data:`MIN_MARGIN`, at most :data:`MAX_TIED` in
+        all), to be tried in that order (what the graph holds then decides: a GO term
+        "negative regulation of X" has only negative-regulation edges). Empty when no wording
+        is close enough.
 
-        Sentence vectors hardly tell "What does X control?" from "What controls X?", so the two
-        directions of one type count as one candidate, and the question's syntax picks the
-        direction: X after "does", "do", "did" or a modal is the subject (forward), X at the end
-        is the object (inverse); otherwise the closer wording decides.
+        Sentence vectors hardly tell "What does X control?" from "What controls X?", so the
+        direction comes from the nearest wording of the type and the question's syntax: the
+        nearest wording's direction, reversed when the entity plays the opposite grammatical
+        role in the two ("What contains X?" is near "What does X consist of?", asked with X
+        as object: X is the part, not the whole).
         """
-        scored = self.scores(frame, labels)
-        if not scored or scored[0][0] < self.min_similarity:
-            return None
-        best_score, best = scored[0]
-        others = [score for score, r in scored if r.type != best.type]
-        if others and best_score - others[0] < self.min_margin:
-            return None
-        directions = {r.outgoing: r for _, r in scored if r.type == best.type}
-        if len(directions) == 2:
-            best = directions.get(_direction(frame), best)
-        return best
+        nearest = self._nearest(frame, labels)
+        if not nearest or nearest[0][0] < self.min_similarity:
+            return ()
+        top = nearest[0][0]
+        firsts: dict[str, _Wording] = {}
+        for similarity, wording in nearest:
+            if top - similarity <= self.min_margin and len(firsts) < MAX_TIED:
+                firsts.setdefault(wording.type, wording)
+        return tuple(self._directed(frame, wording, labels) for wording in firsts.values())
+
+    def _nearest(self, frame: str, labels: set[str]) -> list[tuple[float, _Wording]]:
+        """The wordings of types that can leave ``labels``, by similarity to ``frame``."""
+        [query] = self.embedder.embed([frame])
+        scored = []
+        for wording, vector in zip(self._wordings, self._vectors, strict=True):
+            spec = self.schema.types[wording.type]
+            if labels & set(spec.from_labels if wording.outgoing else spec.to_labels):
+                similarity = sum(a * b for a, b in zip(query, vector, strict=True))
+                scored.append((round(similarity, 4), wording))
+        return sorted(scored, key=lambda item: -item[0])
+
+    def _directed(self, frame: str, nearest: _Wording, labels: set[str]) -> Relation:
+        """The direction of ``nearest``'s type that ``frame`` asks (see :meth:`match`)."""
+        spec = self.schema.types[nearest.type]
+        both = labels & set(spec.from_labels) and labels & set(spec.to_labels)
+        outgoing = nearest.outgoing
+        asked, worded = _role(frame), _role(nearest.text)
+        if both and asked and worded and asked != worded:
+            outgoing = not outgoing
+        return Relation(nearest.type, outgoing, self._far(nearest.type, outgoing))
 
     def _far(self, rel: str, outgoing: bool) -> tuple[str, ...]:
         spec = self.schema.types[rel]
@@ -102,8 +120,8 @@ class RelationMatcher:
         for rel, spec in self.schema.types.items():
             q = spec.questions
             for outgoing, texts in (
-                (True, (*q.forward, q.describe_forward)),
-                (False, (*q.inverse, q.describe_inverse)),
+                (True, (*q.forward, q.describe_forward, *q.paraphrases.forward)),
+                (False, (*q.inverse, q.describe_inverse, *q.paraphrases.inverse)),
             ):
                 out += [_Wording(rel, outgoing, t.format(name=PLACEHOLDER)) for t in texts]
         return out
@@ -115,15 +133,18 @@ class RelationMatcher:
 
 _SUBJECT = re.compile(
     rf"\b(does|do|did|can|could|will|would|should|may|might)\s+(the\s+\w+\s+)?{PLACEHOLDER}\b"
+    r"(?!\s+be\b)"  # "Which subtypes can X be split into?": a passive's subject is its object
 )
 
 
-def _direction(frame: str) -> bool | None:
-    """True when the placeholder is the question's subject, False when its object, else None."""
-    if _SUBJECT.search(frame):
-        return True
-    if re.search(rf"\b{PLACEHOLDER}\W*$", frame):
-        return False
+def _role(text: str) -> str | None:
+    """The placeholder's grammatical role: "subject" after "does", "do", "did" or a modal
+    ("What does X control?") or after a passive's "by", "object" at the end ("What controls
+    X?"), else None."""
+    if _SUBJECT.search(text) or re.search(rf"\bby\s+{PLACEHOLDER}\W*$", text):
+        return "subject"  # "What is modulated by X?": X the agent of a passive
+    if re.search(rf"\b{PLACEHOLDER}\W*$", text):
+        return "object"
     return None
 
 

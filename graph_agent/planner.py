@@ -175,22 +175,21 @@ class DeterministicPlanner:
         if "Drug" in labels and label_text.sections and not intent.relations and not targets:
             # "What does the boxed warning of X say?"; a drug without label text may still
             # hold the relationship the words paraphrase ("What do doctors give X for?")
-            matched = self._paraphrased(question, mention, labels)
-            paraphrased = [Neighbours(tuple(seeds), (matched,), focus, why=PARAPHRASED)]
-            return [label_text, *(paraphrased if matched else [])]
+            return [label_text, *self._paraphrased(question, seeds, mention, labels, focus)]
         relations = self._relations(labels, intent, targets)
-        why = "one-hop over the asked relationships"
-        if not (relations or intent.relations or targets):
-            matched = self._paraphrased(question, mention, labels)
-            if matched is not None:  # "What problems do patients with X have?"
-                relations, why = [matched], PARAPHRASED
         requests: list[Request] = []
+        if not (relations or intent.relations or targets):
+            # "What problems do patients with X have?"
+            requests = self._paraphrased(question, seeds, mention, labels, focus)
+            if requests:
+                return requests + ([label_text] if "Drug" in labels else [])
         chain = self._chain(labels, intent)
         if chain is None and not relations:
             chain = self._schema_chain(labels, targets)
         if chain is not None:
             requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
         if relations:
+            why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
         elif not (intent.relations or targets):
             # nothing asked but the entity itself ("Tell me about X"): everything it touches;
@@ -202,11 +201,15 @@ class DeterministicPlanner:
             requests.append(label_text)
         return requests
 
-    def _paraphrased(self, question: str, mention: Mention, labels: set[str]) -> Relation | None:
-        """The relationship the question's words paraphrase, when a matcher is configured."""
+    def _paraphrased(
+        self, question: str, seeds: list[str], mention: Mention, labels: set[str], focus: Focus
+    ) -> list[Request]:
+        """One-hop requests over the relationships the question's words paraphrase, most
+        likely first (when a matcher is configured): the first that finds anything answers."""
         if self.matcher is None:
-            return None
-        return self.matcher.match(frame(question, mention.text), labels)
+            return []
+        matched = self.matcher.match(frame(question, mention.text), labels)
+        return [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
 
     def _kinds_of(self, intent: Intent, targets: tuple[str, ...]) -> tuple[str, ...]:
         """The asked kinds that belong to an asked label (all of them when none is asked)."""

@@ -49,6 +49,14 @@ class LabelSpec(_Strict):
     kinds: KindsSpec | None = None
 
 
+class Paraphrases(_Strict):
+    """Other ways people ask about a relationship, per direction: read only by the paraphrase
+    matcher (graph_agent/paraphrase.py), never as cue phrases, and never asked by the eval."""
+
+    forward: tuple[str, ...] = ()
+    inverse: tuple[str, ...] = ()
+
+
 class QuestionWordings(_Strict):
     """Question templates about a relationship; ``{name}`` is the asked-about entity's name."""
 
@@ -56,10 +64,18 @@ class QuestionWordings(_Strict):
     inverse: tuple[str, ...]
     describe_forward: str
     describe_inverse: str
+    paraphrases: Paraphrases = Paraphrases()
 
     @model_validator(mode="after")
     def _name_placeholder(self) -> QuestionWordings:
-        wordings = (*self.forward, *self.inverse, self.describe_forward, self.describe_inverse)
+        wordings = (
+            *self.forward,
+            *self.inverse,
+            self.describe_forward,
+            self.describe_inverse,
+            *self.paraphrases.forward,
+            *self.paraphrases.inverse,
+        )
         missing = [q for q in wordings if "{name}" not in q]
         if missing:
             raise ValueError(f"question wordings without a {{name}} placeholder: {missing}")
