@@ -7,6 +7,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 key="$(cat "$root/requirements.lock" "$root/requirements-nodeps.txt" | sha256sum | cut -c1-16)"
 venv="${BIOKG_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/biokg/venv-$key}"
+mkdir -p "$(dirname "$venv")"
+# One build at a time per venv: a second caller waits for the first and then reuses its venv.
+exec 9>"$venv.lock"
+flock 9
 if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   echo "creating virtualenv $venv (first run: a few minutes)" >&2
   rm -rf "$venv"
@@ -19,6 +23,7 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   "$venv/bin/pip" install --quiet --no-deps -r "$root/requirements-nodeps.txt" >&2
   touch "$venv/.complete"
 fi
+flock -u 9
 # The project itself is installed editable on every call (cheap) so the venv follows the checkout.
 "$venv/bin/pip" install --quiet --no-deps -e "$root" >&2
 echo "$venv"
