@@ -63,3 +63,7 @@ class LLMError(RetryableError):
 
 class EmbeddingError(BiokgError):
     """Embeddings cannot be made or searched (model missing, wrong dimensions, bad cache)."""
+
+
+class BlockedError(BiokgError):
+    """An upstream refused our requests (HTTP 403): stop, slow down and try again later."""

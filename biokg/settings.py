@@ -63,6 +63,14 @@ class Settings:
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
     source_dirs: tuple[tuple[str, Path], ...] = ()
+    # BIOKG_<SOURCE>_URL (e.g. BIOKG_KEGG_URL; default unset): the REST API base URL of a source
+    # fetched from one (KEGG: https://rest.kegg.jp), for a mirror or a local test server.
+    source_urls: tuple[tuple[str, str], ...] = ()
+    # BIOKG_<SOURCE>_ACCEPT_LICENSE=1 (e.g. BIOKG_KEGG_ACCEPT_LICENSE; default unset): accept the
+    # terms of an opt-in source, as `biokg build --accept-kegg-license` does for one run. Without
+    # it nothing of that source is fetched or built. Danger: you then answer for using it within
+    # its terms (KEGG: academic use only, no redistribution, no bulk download).
+    accepted_licenses: tuple[str, ...] = ()
     # BIOKG_OPENFDA_API_KEY (default unset): openFDA API key; raises the 1,000 requests/day limit.
     openfda_api_key: str | None = None
     # BIOKG_API_KEY (default unset): the key clients of the agent API (`biokg serve`) send in the
@@ -81,6 +89,10 @@ class Settings:
     def source_dir(self, source: str) -> Path | None:
         """The folder ``BIOKG_<SOURCE>_DIR`` names for a source, if any."""
         return dict(self.source_dirs).get(source)
+
+    def source_url(self, source: str) -> str | None:
+        """The REST base URL ``BIOKG_<SOURCE>_URL`` names for a source, if any."""
+        return dict(self.source_urls).get(source)
 
     @property
     def embedded(self) -> bool:
@@ -137,20 +149,33 @@ class Settings:
             bulk_load=env.get("BIOKG_BULK_LOAD", "1").strip().lower() not in ("0", "false", "no"),
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
             embedder=_choice(env, "BIOKG_EMBEDDER", ("static", "transformer")),
-            source_dirs={
-                key[len("BIOKG_") : -len("_DIR")].lower(): Path(value).expanduser()
-                for key, value in env.items()
-                if key.startswith("BIOKG_")
-                and key.endswith("_DIR")
-                and key != "BIOKG_DIR"
-                and value
-            },
+            source_dirs=tuple(
+                (name, Path(value).expanduser()) for name, value in _per_source(env, "_DIR")
+            ),
+            source_urls=_per_source(env, "_URL"),
+            accepted_licenses=tuple(
+                name
+                for name, value in _per_source(env, "_ACCEPT_LICENSE")
+                if value.strip().lower() in ("1", "true", "yes")
+            ),
             openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
             api_key=env.get("BIOKG_API_KEY") or None,
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key=env.get("OPENAI_API_KEY") or None,
             llm_model=env.get("BIOKG_LLM_MODEL") or None,
         )
+
+
+def _per_source(env: dict[str, str], suffix: str) -> tuple[tuple[str, str], ...]:
+    """(source, value) of every set ``BIOKG_<SOURCE><suffix>`` variable (source lower-cased)."""
+    return tuple(
+        (key[len("BIOKG_") : -len(suffix)].lower(), value)
+        for key, value in sorted(env.items())
+        if key.startswith("BIOKG_")
+        and key.endswith(suffix)
+        and len(key) > 6 + len(suffix)
+        and value
+    )
 
 
 def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...]) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.errors import BiokgError
+from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
 from biokg.ingest.bridge import bridge_diseases
@@ -28,7 +28,7 @@ from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
-from biokg.ingest.sources.base import Fetched, Source
+from biokg.ingest.sources.base import Fetched, Source, SourceInfo
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -75,15 +75,38 @@ def build_order(names: Iterable[str]) -> list[str]:
 def fetch_source(
     name: str, settings: Settings, *, data_dir: Path | None = None, offline: bool = True
 ) -> Planned:
-    """Fetch a source's files (cached) and describe the release they make."""
+    """Fetch a source's files (cached) and describe the release they make.
+
+    Raises:
+        ConfigError: the source has terms the user has not accepted (nothing is fetched).
+    """
     module = source_module(name)
+    check_license(module.SOURCE, settings)
     folder = data_dir or settings.source_dir(name)
-    fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline)
+    options = {}
+    if module.SOURCE.rest_url:  # an API the user may point at a mirror (BIOKG_<NAME>_URL)
+        options["base_url"] = settings.source_url(name) or module.SOURCE.rest_url
+    fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline, **options)
     info = module.SOURCE
     release = Release(
         info.infores, fetched.version, info.license, fetched.checksums, code=code_key(module)
     )
     return Planned(name, fetched, release)
+
+
+def check_license(info: SourceInfo, settings: Settings) -> None:
+    """An opt-in source's terms must be accepted before anything of it is fetched or built.
+
+    Raises:
+        ConfigError: not accepted; the message states the terms and how to accept them.
+    """
+    if info.license_terms is None or info.name in settings.accepted_licenses:
+        return
+    raise ConfigError(
+        f"{info.name} is opt-in: {info.license_terms}. Nothing of it was fetched or built. "
+        f"If your use meets these terms, accept them with `biokg build --sources {info.name} "
+        f"--accept-{info.name}-license` or BIOKG_{info.name.upper()}_ACCEPT_LICENSE=1"
+    )
 
 
 def code_key(source: Source) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import typer
@@ -34,10 +35,19 @@ def build_command(
     force: bool = typer.Option(
         False, "--force", help="Reload every named source, even one already read by this code."
     ),
+    accept_kegg_license: bool = typer.Option(
+        False,
+        "--accept-kegg-license",
+        help="KEGG is opt-in: academic use only, no redistribution, no bulk download; fetched "
+        "at <= 3 requests/s and cached (also BIOKG_KEGG_ACCEPT_LICENSE=1).",
+    ),
 ) -> None:
     """Build or update the graph; a source whose inputs and code did not change is skipped."""
     names = tuple(s.strip() for s in sources.split(",") if s.strip())
     settings = Settings.from_env()
+    if accept_kegg_license:
+        accepted = (*settings.accepted_licenses, "kegg")
+        settings = dataclasses.replace(settings, accepted_licenses=accepted)
     with GraphStore.connect(settings) as store:
         with progress_bars() as progress:
             results = build(

@@ -41,6 +41,12 @@ class SourceInfo:
     parser_version: str = "1"
     #: Built by ``biokg build`` without ``--sources`` (opt-in sources, e.g. for licence: False).
     default: bool = True
+    #: The REST API an online fetch talks to; ``BIOKG_<NAME>_URL`` points it elsewhere (a
+    #: mirror, a test server), passed to ``fetch`` as ``base_url``. None: files, not an API.
+    rest_url: str | None = None
+    #: Terms the user must accept before anything of the source is fetched or built
+    #: (``biokg build --accept-<name>-license`` or ``BIOKG_<NAME>_ACCEPT_LICENSE=1``).
+    license_terms: str | None = None
 
     def files_in(self, data_dir: Path) -> dict[str, Path]:
         """The source's files under their standard names in a user's folder.
