@@ -52,6 +52,8 @@ _SUBTYPED = "IS_A"
 
 #: Why a one-hop request was planned from the paraphrase matcher.
 PARAPHRASED = "one-hop over the relationship the words paraphrase"
+#: Why a one-hop request was planned from the kind of answer asked for alone.
+ASKED_LABEL = "one-hop over a relationship that reaches the asked kind of entity"
 
 
 @dataclass
@@ -188,7 +190,14 @@ class DeterministicPlanner:
             chain = self._schema_chain(labels, targets)
         if chain is not None:
             requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
-        if relations:
+        if relations and not intent.relations:
+            # only the asked label named: each type that reaches it, in the order the words
+            # favour ("Which drugs must patients with X avoid?": contraindications first)
+            requests += [
+                Neighbours(tuple(seeds), group, focus, why=ASKED_LABEL)
+                for group in self._by_wording(question, mention, labels, relations)
+            ]
+        elif relations:
             why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
         elif not (intent.relations or targets):
@@ -210,6 +219,19 @@ class DeterministicPlanner:
             return []
         matched = self.matcher.match(frame(question, mention.text), labels)
         return [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
+
+    def _by_wording(
+        self, question: str, mention: Mention, labels: set[str], relations: list[Relation]
+    ) -> list[tuple[Relation, ...]]:
+        """``relations`` grouped by type, the types ordered by how close the question's words
+        are to each one's wordings (one group of all without a matcher)."""
+        if self.matcher is None:
+            return [tuple(relations)]
+        closeness: dict[str, float] = {}
+        for score, r in self.matcher.scores(frame(question, mention.text), labels):
+            closeness[r.type] = max(closeness.get(r.type, -1.0), score)
+        types = sorted({r.type for r in relations}, key=lambda t: -closeness.get(t, -1.0))
+        return [tuple(r for r in relations if r.type == t) for t in types]
 
     def _kinds_of(self, intent: Intent, targets: tuple[str, ...]) -> tuple[str, ...]:
         """The asked kinds that belong to an asked label (all of them when none is asked)."""
