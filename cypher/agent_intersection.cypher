@@ -1,10 +1,14 @@
 // Nodes of the $targets labels (of one of the $kinds when given and their label has them; of
 // another target label only when some target label has them) that meet several
 // constraints at once: for each group, an edge of one of the group's types to one of the
-// group's nodes. Ranked by how many groups they meet; one hit per group kept as evidence.
+// group's nodes (as the edges' subjects or objects when g.outgoing says; drawn in one of the
+// g.within pathways when given). Ranked by how many groups they meet; one hit per group kept as
+// evidence.
 UNWIND $groups AS g
 MATCH (c:Entity)-[r]-(t:Entity)
 WHERE c.id IN g.ids AND type(r) IN g.types
+  AND (g.outgoing IS NULL OR (startNode(r) = c) = g.outgoing)
+  AND (size(g.within) = 0 OR r.pathway IN g.within)
   AND [l IN labels(t) WHERE l <> 'Entity'][0] IN $targets
   AND coalesce(r.negated, false) = false
   AND (size($kinds) = 0

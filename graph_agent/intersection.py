@@ -35,7 +35,15 @@ class IntersectionSearch(ResearchStep[Intersection]):
                     step="intersection:subtypes",
                 )
                 ids = sorted({*ids, *(r["id"] for r in rows)})
-            groups.append({"index": index, "ids": ids, "types": list(constraint.types)})
+            groups.append(
+                {
+                    "index": index,
+                    "ids": ids,
+                    "types": list(constraint.types),
+                    "outgoing": constraint.outgoing,
+                    "within": list(constraint.within),
+                }
+            )
         params = {
             "groups": groups,
             "targets": list(request.targets),

@@ -50,6 +50,9 @@ from biokg.schema import GraphSchema, RelationshipSpec
 _SUBTYPED = "IS_A"
 
 
+#: The edge property naming the pathway an edge is drawn in (KEGG's KGML edges).
+_DRAWN_IN = "pathway"
+
 #: Why a one-hop request was planned from the paraphrase matcher.
 PARAPHRASED = "one-hop over the relationship the words paraphrase"
 #: Why a one-hop request was planned from the kind of answer asked for alone.
@@ -331,11 +334,35 @@ class DeterministicPlanner:
                         tuple(c.id for c in mention.candidates),
                         types,
                         descendants=self._subtyped(labels),
+                        outgoing=self._direction(types, intent),
+                        within=self._drawn_in(types, mention, mentions),
                     )
                 )
         if len(constraints) < 2 or not targets:
             return None
         return Intersection(targets, tuple(constraints), focus, why="several constraints")
+
+    def _direction(self, types: tuple[str, ...], intent: Intent) -> bool | None:
+        """Which end of its edges a constraint's entity is, when schema/ directs its types
+        (within one label, with inverse phrases; as :meth:`_directed`): "Which genes does MAP2K1
+        activate …" wants what MAP2K1 activates, not what activates it."""
+        specs = [self.schema.types[t] for t in types]
+        if not all(s.inverse_phrases and set(s.from_labels) == set(s.to_labels) for s in specs):
+            return None
+        directions = {t not in intent.inverse for t in types}
+        return directions.pop() if len(directions) == 1 else None
+
+    def _drawn_in(
+        self, types: tuple[str, ...], mention: Mention, mentions: list[Mention]
+    ) -> tuple[str, ...]:
+        """The pathways the question names, when the constraint's edges say which pathway they
+        are drawn in (KGML's ``pathway`` qualifier): "… activate in the MAPK signaling
+        pathway" counts only edges of that map."""
+        if not any(_DRAWN_IN in self.schema.edge_properties(t) for t in types):
+            return ()
+        return tuple(
+            c.id for m in mentions if m is not mention for c in m.candidates if c.label == "Pathway"
+        )
 
     def _subtyped(self, labels: set[str]) -> bool:
         spec = self.schema.types.get(_SUBTYPED)

@@ -93,6 +93,10 @@ class Constraint:
     ids: tuple[str, ...]
     types: tuple[str, ...]
     descendants: bool = False
+    #: ``ids`` are the edges' subjects (True) or objects (False); None: either end
+    outgoing: bool | None = None
+    #: pathway ids an edge's ``pathway`` property must name (empty: any edge)
+    within: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
