@@ -21,10 +21,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 from graph_state import snapshot
+from own_graph import fresh_graph_settings
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
 from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatError
+from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
 from biokg.ingest.formats import kegg as fmt
 from biokg.ingest.online.kegg import BATCH, MANIFEST, KeggClient, TokenBucket, fetch_snapshot
@@ -32,7 +34,7 @@ from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, kegg
 from biokg.schema import load_schema
 from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.store import GraphStore, embedded
 
 FIXTURE = Path(__file__).parent / "data" / "kegg"
 GAP = 1 / 3  # KEGG: at most 3 requests a second
@@ -249,7 +251,7 @@ def test_a_disease_entry_bridges_through_its_dblinks() -> None:
     assert disease.select("name", "synonyms", "xrefs").row(0) == (
         "Malignant melanoma",
         ["Cutaneous melanoma"],
-        ["MESH:D008545", "OMIM:155600", "OMIM:609048"],  # ICD-10 has no prefix here
+        ["MESH:D008545", "OMIM:155600", "OMIM:608035"],  # ICD-10 has no prefix here
     )
     same_as = records.edges["SAME_AS"].filter(pl.col("subject") == "KEGG.DISEASE:H00038")
     # one MeSH heading: the same disease; two OMIM entries: the KEGG disease is broader than
@@ -257,7 +259,7 @@ def test_a_disease_entry_bridges_through_its_dblinks() -> None:
     assert same_as.select("object", "grouped", "source_record").rows() == [
         ("MESH:D008545", False, "https://rest.kegg.jp/get/ds:H00038#line=12"),
         ("OMIM:155600", True, "https://rest.kegg.jp/get/ds:H00038#line=13"),
-        ("OMIM:609048", True, "https://rest.kegg.jp/get/ds:H00038#line=13"),
+        ("OMIM:608035", True, "https://rest.kegg.jp/get/ds:H00038#line=13"),
     ]
     indicated = records.edges["INDICATED_FOR"].filter(pl.col("object") == "KEGG.DISEASE:H00038")
     assert indicated["subject"].to_list() == ["KEGG.DRUG:D09996", "KEGG.DRUG:D10175"]
@@ -415,3 +417,112 @@ def _normalize(folder: Path):
     records = kegg.normalize(kegg.parse(fetched), release=release)
     validate(records, load_schema(), source="infores:kegg")
     return records
+
+
+# -- where KEGG meets the other sources, and the agent ------------------------------------------
+FIVE = (
+    "infores:hpo-annotations",
+    "infores:go",
+    "infores:chembl",
+    "infores:primekg",
+    "infores:kegg",
+)
+
+
+@pytest.fixture(scope="module")
+def five_sources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GraphStore, Settings]]:
+    """A graph of its own: HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture."""
+    own = dataclasses.replace(
+        fresh_graph_settings(tmp_path_factory),
+        accepted_licenses=("kegg",),
+        source_dirs=(("kegg", FIXTURE),),
+    )
+    with GraphStore.connect(own) as store:
+        build(store, own, ("hpo", "go", "chembl", "primekg", "kegg"), sample=True)
+        yield store, own
+    embedded.stop_background(own)
+
+
+def test_a_gene_in_five_sources_is_one_node_with_edges_from_each(
+    five_sources: tuple[GraphStore, Settings],
+) -> None:
+    store, _ = five_sources
+    [braf] = store.read(
+        "MATCH (g:Gene {id: 'NCBIGene:673'}) RETURN g.sources AS sources, g.name AS name"
+    )
+    assert set(FIVE) <= set(braf["sources"])
+    assert braf["name"] == "B-Raf proto-oncogene, serine/threonine kinase"  # not renamed: a stub
+    edges = store.read(
+        "MATCH (g:Gene {id: 'NCBIGene:673'})-[r]-() "
+        "RETURN r.source AS source, type(r) AS type, count(*) AS n"
+    )
+    assert {e["source"] for e in edges} >= set(FIVE)
+    kegg_types = {e["type"] for e in edges if e["source"] == "infores:kegg"}
+    assert kegg_types == {"PARTICIPATES_IN", "ACTIVATES", "TARGETS", "ASSOCIATED_WITH"}
+    assert store.read("MATCH (g:Gene) WHERE g.id IN ['673', 'hsa:673'] RETURN g.id") == []
+
+
+def test_a_kegg_drug_with_a_chembl_dblink_lands_on_the_chembl_drug(
+    five_sources: tuple[GraphStore, Settings],
+) -> None:
+    store, _ = five_sources
+    assert store.read("MATCH (d:Drug {id: 'KEGG.DRUG:D09996'}) RETURN d.id") == []
+    [drug] = store.read(
+        "MATCH (d:Drug {id: 'CHEMBL.COMPOUND:CHEMBL1229517'}) "
+        "RETURN d.name AS name, d.xrefs AS xrefs, d.sources AS sources"
+    )
+    assert drug["name"] == "VEMURAFENIB"  # ChEMBL's node, ChEMBL's name
+    assert "KEGG.DRUG:D09996" in drug["xrefs"] and "infores:kegg" in drug["sources"]
+    targets = store.read(
+        "MATCH (:Drug {id: 'CHEMBL.COMPOUND:CHEMBL1229517'})-[r:TARGETS]->(:Gene {id: $gene}) "
+        "RETURN r.source AS source, r.source_record AS record ORDER BY source",
+        {"gene": "NCBIGene:673"},
+    )
+    records = {t["source"]: t["record"] for t in targets}  # one edge per source
+    assert {"infores:chembl", "infores:kegg"} <= set(records) and len(records) == len(targets)
+    assert records["infores:kegg"].startswith("https://rest.kegg.jp/get/dr:D09996#line=6")
+    # a KEGG drug no other source knows stays a KEGG node
+    assert store.read("MATCH (d:Drug {id: 'KEGG.DRUG:D99901'}) RETURN d.name AS n") == [
+        {"n": "Fixturonib"}
+    ]
+
+
+def test_kegg_diseases_meet_hpo_and_chembl_records(
+    five_sources: tuple[GraphStore, Settings],
+) -> None:
+    store, _ = five_sources
+    rows = store.read(
+        "MATCH (k:Disease)-[r:SAME_AS {source: 'infores:kegg'}]->(d:Disease) "
+        "RETURN k.id AS kegg, d.id AS other, d.name AS name, d.sources AS sources, "
+        "r.grouped AS grouped ORDER BY kegg, other"
+    )
+    met = {(r["kegg"], r["other"]): r for r in rows}
+    # HPO's OMIM record and ChEMBL's MeSH heading keep their own names
+    cfc = met[("KEGG.DISEASE:H02222", "OMIM:115150")]
+    assert cfc["name"].startswith("Cardiofaciocutaneous syndrome") and not cfc["grouped"]
+    assert "infores:hpo-annotations" in cfc["sources"]
+    melanoma = met[("KEGG.DISEASE:H00038", "MESH:D008545")]
+    assert melanoma["name"] == "Melanoma" and "infores:chembl" in melanoma["sources"]
+    # an OMIM entry no other source holds is created with KEGG's name
+    assert met[("KEGG.DISEASE:H00038", "OMIM:608035")]["name"] == "Malignant melanoma"
+    assert met[("KEGG.DISEASE:H00038", "OMIM:608035")]["grouped"]
+
+
+def test_agent_answers_signed_pathway_questions_from_kgml_citing_the_pathway(
+    five_sources: tuple[GraphStore, Settings],
+) -> None:
+    store, own = five_sources
+    agent = GraphAgent.connect(store, own)
+    answer = agent.ask("Which genes does MAP2K1 activate in the MAPK signaling pathway?")
+    # MEK activates ERK (MAPK1, MAPK3); RAF1 and BRAF activate MEK (upstream, not answers)
+    assert {n.symbol for n in answer.answers} == {"MAPK1", "MAPK3"}
+    cited = {s.edge_id for c in answer.claims for s in c.sources}
+    edges = {e.id: e for e in answer.evidence.edges if e.id in cited}
+    kgml = [e for e in edges.values() if e.type == "ACTIVATES"]
+    assert {e.subject for e in kgml} == {"NCBIGene:5604"}
+    # each activation cited is drawn in the MAPK map, with its KGML line
+    assert {e.properties["pathway"] for e in kgml} == {"KEGG.PATHWAY:hsa04010"}
+    assert all(e.source_record.startswith("https://rest.kegg.jp/get/hsa04010/kgml#") for e in kgml)
+    assert all("KEGG.PATHWAY:hsa04010" in c.node_ids for c in answer.claims)
+    inhibited = agent.ask("Which genes does DUSP6 inhibit in the MAPK signaling pathway?")
+    assert {n.symbol for n in inhibited.answers} == {"MAPK1", "MAPK3", "ELK1"}
