@@ -497,7 +497,9 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
                 pl.lit(subject_labels.get(rel_type, "Gene")).alias("subject_label")
             )
         typed[rel_type] = _finalize(frame, rel_type, object_label, release, schema)
-    log.info("kegg %s: dropped %s", release.version, dict(sorted(dropped.items())))
+    log.info(
+        "kegg %s: dropped %s", release.version, {k: n for k, n in sorted(dropped.items()) if n}
+    )
     nodes = {
         "Pathway": pathways.with_columns(category_column("Pathway"), sources_column(release)),
         "Drug": drugs.with_columns(category_column("Drug"), sources_column(release)),
