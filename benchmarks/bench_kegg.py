@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 from biokg.ingest.build import code_key
-from biokg.ingest.online.kegg import BATCH, INFO, LISTS, MANIFEST, PER_SECOND
+from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
+from biokg.ingest.online.kegg import BATCH, PER_SECOND
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import kegg
 from biokg.ingest.writer import GraphWriter

@@ -38,6 +38,7 @@ from pathlib import Path
 from biokg.errors import BlockedError, FetchError, SourceFormatError
 from biokg.ingest.files import atomic_path
 from biokg.ingest.formats.kegg import RECORD_END, drug_id, local_id, read_flat, read_pairs
+from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
 from biokg.ingest.online.download import USER_AGENT
 
 log = logging.getLogger(__name__)
@@ -45,17 +46,6 @@ log = logging.getLogger(__name__)
 REST_URL = "https://rest.kegg.jp"
 PER_SECOND = 3.0
 BATCH = 10  # entries per ``get`` (KEGG's maximum; KGML: one)
-MANIFEST = "manifest.json"
-INFO = "info/kegg"
-#: The tabular answers a snapshot holds, by REST path.
-LISTS = {
-    "pathways": "list/pathway/hsa",
-    "gene_pathways": "link/pathway/hsa",
-    "ncbi": "conv/ncbi-geneid/hsa",
-    "uniprot": "conv/uniprot/hsa",
-    "drug_genes": "link/hsa/drug",
-    "gene_diseases": "link/disease/hsa",
-}
 _RELEASE = re.compile(r"Release\s+([^\s,]+)")
 
 

@@ -8,7 +8,8 @@ Nothing of it ships with biokg; tests use hand-written fixtures in the real form
 
 Input: a snapshot folder of REST answers under their request paths
 (:mod:`biokg.ingest.online.kegg` fetches one, throttled and resumable; formats in
-:mod:`biokg.ingest.formats.kegg`). Kept:
+:mod:`biokg.ingest.formats.kegg`, read into frames by :mod:`biokg.ingest.formats.kegg_tables`).
+Kept:
 
 * ``Pathway`` ``KEGG.PATHWAY:hsa04010`` (``list/pathway/hsa`` names without the organism
   suffix; PATHWAY entries' DESCRIPTION and CLASS);
@@ -45,16 +46,15 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import polars as pl
 
 from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.formats import kegg as fmt
-from biokg.ingest.online.kegg import INFO, LISTS, MANIFEST, REST_URL, fetch_snapshot, release_of
+from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST, read_snapshot
+from biokg.ingest.online.kegg import REST_URL, fetch_snapshot, release_of
 from biokg.ingest.records import (
     Records,
     Release,
@@ -64,12 +64,9 @@ from biokg.ingest.records import (
     sources_column,
 )
 from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
-from biokg.schema import load_schema
+from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
-
-#: (answer path, line) -> the REST URL citing that line
-UrlOf = Callable[[str, int], str]
 
 SOURCE = SourceInfo(
     name="kegg",
@@ -113,19 +110,11 @@ SUBTYPES = frozenset(
         "hidden compound",
     }
 )
-#: KGML relation types between two gene products (ECrel: enzymes sharing a compound; PCrel:
-#: protein-compound) that carry regulation.
-GENE_RELATIONS = ("PPrel", "GErel")
 #: By sign, the edge type of a KGML relation.
 SIGNED_TYPES = {1: "ACTIVATES", -1: "INHIBITS", 0: "SIGNALS_TO"}
-#: DBLINKS databases kept, as the CURIE prefix of their ids (schema/prefixes.yaml).
-DRUG_LINKS = {"ChEMBL": "CHEMBL.COMPOUND", "DrugBank": "DRUGBANK"}
-DISEASE_LINKS = {"OMIM": "OMIM", "MeSH": "MESH"}
 DBLINKS_SET = "KEGG DISEASE DBLINKS"
 #: KEGG curates its DBLINKS by hand (SSSOM's justification vocabulary, semapv).
 DBLINKS_JUSTIFICATION = "semapv:ManualMappingCuration"
-#: ``Aspirin (JP18/USP/INN)``: pharmacopoeia and name-list tags after a drug name.
-_TAGS = re.compile(r"\s*\(([A-Z]{2,5}\d*(?:/[A-Z]{2,5}\d*)*)\)$")
 
 
 def fetch(
@@ -171,219 +160,14 @@ def discover_version(files: dict[str, Path]) -> str:
 
 
 def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
-    """The snapshot's answers as frames, each row with its ``record`` (URL#line).
+    """The snapshot's answers as frames (:func:`~biokg.ingest.formats.kegg_tables.read_snapshot`),
+    each row citing the REST URL and line it came from.
 
     Raises:
         SourceFormatError: a malformed answer, naming its file, URL and line.
     """
-    files = fetched.files
-    base = json.loads(files[MANIFEST].read_text(encoding="utf-8")).get("base_url") or REST_URL
-
-    def url(path: str, line: int) -> str:
-        return f"{base.rstrip('/')}/{path}#line={line}"
-
-    def text(path: str) -> tuple[str, str]:
-        return files[path].read_text(encoding="utf-8"), f"{files[path]} ({base}/{path})"
-
-    frames = {
-        name: _pairs(*text(path), path, url, describes=name == "pathways")
-        for name, path in LISTS.items()
-    }
-    entries = {kind: [] for kind in ("Pathway", "Drug", "Disease")}
-    regulation = []
-    for path in files:
-        if path.endswith("/kgml"):
-            kgml = fmt.read_kgml(files[path].read_bytes(), f"{files[path]} ({base}/{path})")
-            regulation += _relations(kgml, lambda line, p=path: url(p, line))
-        elif path.startswith("get/"):
-            for entry in fmt.read_flat(*text(path)):
-                entries.setdefault(entry.kind, []).append((path, entry))
-    frames |= _pathway_frames(entries["Pathway"], url)
-    frames |= _drug_frames(entries["Drug"], url)
-    frames |= _disease_frames(entries["Disease"], url)
-    frames["regulation"] = pl.DataFrame(
-        regulation,
-        schema={
-            "subject": pl.String,
-            "object": pl.String,
-            "pathway": pl.String,
-            "relation": pl.String,
-            "subtypes": pl.List(pl.String),
-            "record": pl.String,
-        },
-    )
-    return frames
-
-
-def _pairs(text: str, where: str, path: str, url: UrlOf, *, describes: bool) -> pl.DataFrame:
-    """A list/link/conv answer as ``left``, ``right`` (KEGG prefixes dropped; a ``list``
-    answer's right column is a description, kept whole) and ``record``."""
-    rows = [
-        (fmt.local_id(a), b if describes else fmt.local_id(b), url(path, n))
-        for n, a, b in fmt.read_pairs(text, where)
-    ]
-    return pl.DataFrame(rows, schema=["left", "right", "record"], orient="row")
-
-
-def _relations(kgml: fmt.Kgml, url: Callable[[int], str]) -> list[dict]:
-    """One row per (gene, gene) of each gene-to-gene KGML relation (module docstring)."""
-
-    def genes(entry_id: str) -> set[str]:
-        entry = kgml.entries.get(entry_id)
-        if entry is None:
-            return set()
-        if entry.type == "group":
-            return set().union(*(genes(c) for c in entry.components))
-        if entry.type != "gene":
-            return set()
-        return {fmt.local_id(n) for n in entry.names if n.startswith("hsa:")}
-
-    rows = []
-    for relation in kgml.relations:
-        if relation.type not in GENE_RELATIONS:
-            continue
-        for subject in sorted(genes(relation.entry1)):
-            for object_ in sorted(genes(relation.entry2) - {subject}):
-                rows.append(
-                    {
-                        "subject": subject,
-                        "object": object_,
-                        "pathway": kgml.pathway,
-                        "relation": relation.type,
-                        "subtypes": list(relation.subtypes),
-                        "record": url(relation.line),
-                    }
-                )
-    return rows
-
-
-Entries = list[tuple[str, fmt.FlatEntry]]
-
-
-def _lines(entries: Entries, field: str, url: UrlOf) -> Iterator[tuple[str, fmt.Line, str]]:
-    """(entry id, value line, record URL) for every line of ``field`` in ``entries``."""
-    for path, entry in entries:
-        for line in entry.values(field):
-            yield entry.id, line, url(path, line.number)
-
-
-def _frame(rows: Iterable[tuple], columns: list[str]) -> pl.DataFrame:
-    return pl.DataFrame(list(rows), schema={c: pl.String for c in columns}, orient="row")
-
-
-def _pathway_frames(entries: Entries, url: UrlOf) -> dict[str, pl.DataFrame]:
-    """PATHWAY entries: description and classes, gene symbols, drugs."""
-    info = pl.DataFrame(
-        [
-            {
-                "id": entry.id,
-                "description": fmt.text_of(entry, "DESCRIPTION"),
-                "classes": [
-                    c.strip() for c in (fmt.text_of(entry, "CLASS") or "").split(";") if c.strip()
-                ],
-            }
-            for _, entry in entries
-        ],
-        schema={"id": pl.String, "description": pl.String, "classes": pl.List(pl.String)},
-    )
-    symbols = _frame(
-        (
-            (line.text.split()[0], line.text.split()[1].rstrip(";"))
-            for _, line, _ in _lines(entries, "GENE", url)
-            if len(line.text.split()) > 1
-        ),
-        ["gene", "symbol"],
-    ).unique("gene", keep="first", maintain_order=True)
-    drugs = _frame(
-        ((pid, fmt.drug_id(line.text), rec) for pid, line, rec in _lines(entries, "DRUG", url)),
-        ["pathway", "drug", "record"],
-    )
-    return {"pathway_info": info, "symbols": symbols, "pathway_drugs": drugs}
-
-
-def _drug_frames(entries: Entries, url: UrlOf) -> dict[str, pl.DataFrame]:
-    """DRUG entries: names, efficacy, ChEMBL/DrugBank links; TARGET lines."""
-    drugs = []
-    for path, entry in entries:
-        named = [_TAGS.sub("", n) for n in fmt.names(entry)]
-        brands = [_TAGS.sub("", n) for n in fmt.names(entry) if n.endswith("(TN)")]
-        links = fmt.dblinks(entry)
-        drugs.append(
-            {
-                "id": entry.id,
-                "name": named[0] if named else None,
-                "synonyms": [n for n in dict.fromkeys(named[1:]) if n not in brands],
-                "brand_names": brands,
-                "description": fmt.text_of(entry, "EFFICACY"),
-                "xrefs": sorted(
-                    f"{prefix}:{i}"
-                    for database, prefix in DRUG_LINKS.items()
-                    for _, i in links.get(database, [])
-                ),
-                "record": url(path, entry.line),
-            }
-        )
-    targets = _frame(
-        (
-            (drug, gene, fmt.label_before_brackets(line.text), rec)
-            for drug, line, rec in _lines(entries, "TARGET", url)
-            for gene in fmt.bracketed(line.text, "HSA")
-        ),
-        ["drug", "gene", "mechanism", "record"],
-    )
-    lists = {c: pl.List(pl.String) for c in ("synonyms", "brand_names", "xrefs")}
-    schema = {"id": pl.String, "name": pl.String, "description": pl.String, "record": pl.String}
-    return {"drugs": pl.DataFrame(drugs, schema=schema | lists), "drug_targets": targets}
-
-
-def _disease_frames(entries: Entries, url: UrlOf) -> dict[str, pl.DataFrame]:
-    """DISEASE entries: names, description; GENE, DRUG lines; OMIM/MeSH DBLINKS."""
-    diseases = pl.DataFrame(
-        [
-            {
-                "id": entry.id,
-                "name": (fmt.names(entry) or [None])[0],
-                "synonyms": fmt.names(entry)[1:],
-                "description": fmt.text_of(entry, "DESCRIPTION"),
-                "record": url(path, entry.line),
-            }
-            for path, entry in entries
-        ],
-        schema={
-            "id": pl.String,
-            "name": pl.String,
-            "synonyms": pl.List(pl.String),
-            "description": pl.String,
-            "record": pl.String,
-        },
-    )
-    genes = _frame(
-        (
-            (disease, gene, rec)
-            for disease, line, rec in _lines(entries, "GENE", url)
-            for gene in fmt.bracketed(line.text, "HSA")
-        ),
-        ["disease", "gene", "record"],
-    )
-    drugs = _frame(
-        ((d, fmt.drug_id(line.text), rec) for d, line, rec in _lines(entries, "DRUG", url)),
-        ["disease", "drug", "record"],
-    )
-    links = _frame(
-        (
-            (entry.id, f"{prefix}:{i}", url(path, number))
-            for path, entry in entries
-            for database, prefix in DISEASE_LINKS.items()
-            for number, i in fmt.dblinks(entry).get(database, [])
-        ),
-        ["disease", "xref", "record"],
-    )
-    return {
-        "diseases": diseases,
-        "disease_genes": genes,
-        "disease_drugs": drugs,
-        "disease_links": links,
-    }
+    manifest = json.loads(fetched.files[MANIFEST].read_text(encoding="utf-8"))
+    return read_snapshot(fetched.files, manifest.get("base_url") or REST_URL)
 
 
 def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
@@ -513,7 +297,7 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
 
 
 def _finalize(
-    frame: pl.DataFrame, rel_type: str, object_label: str, release: Release, schema
+    frame: pl.DataFrame, rel_type: str, object_label: str, release: Release, schema: GraphSchema
 ) -> pl.DataFrame:
     props = [c for c in schema.edge_properties(rel_type) if c in frame.columns]
     framed = frame.select(

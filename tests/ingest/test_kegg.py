@@ -29,7 +29,8 @@ from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatErro
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
 from biokg.ingest.formats import kegg as fmt
-from biokg.ingest.online.kegg import BATCH, MANIFEST, KeggClient, TokenBucket, fetch_snapshot
+from biokg.ingest.formats.kegg_tables import MANIFEST
+from biokg.ingest.online.kegg import BATCH, KeggClient, TokenBucket, fetch_snapshot
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, kegg
 from biokg.schema import load_schema
