@@ -37,10 +37,18 @@ class KindsSpec(_Strict):
     values: dict[str, tuple[str, ...]]
 
 
+class DisplaySpec(_Strict):
+    """How viewers draw a label's nodes: a fill colour and the property used as caption."""
+
+    color: str = Field(pattern=r"^#[0-9A-Fa-f]{6}$")
+    caption: str
+
+
 class LabelSpec(_Strict):
     """One node label: Biolink category, allowed id prefixes, properties, indexed text."""
 
     category: str
+    display: DisplaySpec
     id_prefixes: tuple[str, ...]
     properties: dict[str, PropertyType]
     fulltext: tuple[str, ...]
@@ -117,6 +125,7 @@ class _RelationshipsFile(_Strict):
     provenance: ProvenanceSpec
     types: dict[str, RelationshipSpec]
     not_held: dict[str, tuple[str, ...]]
+    not_held_questions: tuple[str, ...] = ()
 
 
 class GraphSchema(_Strict):
@@ -131,6 +140,8 @@ class GraphSchema(_Strict):
     asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
     not_held: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: whole questions no relationship answers, ``{name}`` the entity (``not_held_questions``)
+    not_held_questions: tuple[str, ...] = ()
 
     @property
     def records_digest(self) -> str:
@@ -191,7 +202,11 @@ class GraphSchema(_Strict):
 
     @model_validator(mode="after")
     def _names_and_references(self) -> GraphSchema:
-        problems: list[str] = []
+        problems: list[str] = [
+            f"relationships.yaml: not_held_questions {q!r} has no {{name}} placeholder"
+            for q in self.not_held_questions
+            if "{name}" not in q
+        ]
         for label, spec in self.labels.items():
             if not _LABEL.match(label):
                 problems.append(f"nodes.yaml: label {label!r} is not PascalCase")
@@ -203,6 +218,11 @@ class GraphSchema(_Strict):
                 bad = [p for p in getattr(spec, key) if p not in known]
                 if bad:
                     problems.append(f"nodes.yaml: {label}.{key} names undeclared properties {bad}")
+            if spec.display.caption not in known:
+                problems.append(
+                    f"nodes.yaml: {label}.display.caption names undeclared property "
+                    f"{spec.display.caption!r}"
+                )
             if spec.kinds is not None and spec.kinds.property not in known:
                 problems.append(
                     f"nodes.yaml: {label}.kinds names undeclared property {spec.kinds.property!r}"
@@ -282,6 +302,7 @@ def _load(directory: Path) -> GraphSchema:
             prefixes={str(k): str(v) for k, v in prefixes.items()},
             asked_properties=nodes.asked_properties,
             not_held=rels.not_held,
+            not_held_questions=rels.not_held_questions,
         )
     except ValidationError as err:
         raise SchemaError(f"{directory}: {_describe(err)}") from err

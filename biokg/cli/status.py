@@ -11,6 +11,7 @@ from rich.table import Table
 from biokg.cli import console, handle_errors
 from biokg.schema import load_schema, render_markdown
 from biokg.settings import Settings
+from biokg.browser_guide import browser_files
 from biokg.store import GraphStore, neo4j_cypher_files
 from biokg.summary import graph_summary, merge_summary
 
@@ -113,7 +114,8 @@ def schema_docs(
 def schema_cypher(
     out_dir: Path = typer.Option(Path("cypher"), "--out-dir", help="Folder for the .cypher files."),
 ) -> None:
-    """Write constraints.cypher and indexes.cypher for running by hand in Neo4j Browser."""
-    for name, text in neo4j_cypher_files(load_schema()).items():
+    """Write constraints.cypher, indexes.cypher, the Browser guide and style sheet."""
+    schema = load_schema()
+    for name, text in {**neo4j_cypher_files(schema), **browser_files(schema)}.items():
         (out_dir / name).write_text(text)
         console.print(f"wrote {out_dir / name}")

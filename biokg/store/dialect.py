@@ -4,7 +4,9 @@ Nothing outside this module branches on the engine. Known differences (DESIGN §
 
 * index DDL: Neo4j takes ``CREATE FULLTEXT INDEX`` / ``CREATE VECTOR INDEX`` in Cypher; ArcadeDB
   takes SQL ``CREATE INDEX ... FULL_TEXT`` / ``LSM_VECTOR`` (sent over its HTTP API);
-* index names in ``db.index.*.queryNodes``: Neo4j uses the index name, ArcadeDB ``Label[prop]``;
+* index names in ``db.index.*.queryNodes``: Neo4j uses the index name, ArcadeDB ``Label[prop]``
+  (one full-text index per property there; a string list such as ``synonyms`` is indexed item by
+  item as ``Label[synonymsbyitem]``, so both engines search names and synonyms alike);
 * read-only sessions: Neo4j enforces READ access mode, ArcadeDB does not (the agent's gate must);
 * EXPLAIN: Neo4j's summary gives the statement's query type (``r`` = read-only); ArcadeDB's
   reports ``w`` for every statement, so its plan's steps are read instead (:meth:`plan_writes`).
@@ -69,17 +71,17 @@ class Dialect:
         return [self.fulltext_index_name(label)] if schema.label(label).fulltext else []
 
     def fulltext_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
-        out = []
-        for label, spec in sorted(schema.labels.items()):
-            props = ", ".join(f"n.{p}" for p in spec.fulltext)
-            out.append(
-                IndexStatement(
-                    "cypher",
-                    f"CREATE FULLTEXT INDEX {self.fulltext_index_name(label)} IF NOT EXISTS "
-                    f"FOR (n:{label}) ON EACH [{props}]",
-                )
+        """One full-text index per label over its ``fulltext`` properties (strings and string
+        lists alike); a label without any gets none (``ON EACH []`` is a syntax error)."""
+        return [
+            IndexStatement(
+                "cypher",
+                f"CREATE FULLTEXT INDEX {self.fulltext_index_name(label)} IF NOT EXISTS "
+                f"FOR (n:{label}) ON EACH [{', '.join(f'n.{p}' for p in spec.fulltext)}]",
             )
-        return out
+            for label, spec in sorted(schema.labels.items())
+            if spec.fulltext
+        ]
 
     def vector_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
         return [
@@ -105,8 +107,11 @@ class ArcadeDialect(Dialect):
         return f"{label}[embedding]"
 
     def fulltext_index_names(self, schema: GraphSchema, label: str) -> list[str]:
-        # One index per single-string property, e.g. Gene[name] and Gene[symbol].
-        return [f"{label}[{prop}]" for prop in _fulltext_strings(schema, label)]
+        # One index per property, e.g. Gene[name], Gene[symbol]; a list's is Gene[synonymsbyitem]
+        return [
+            f"{label}[{prop}{'byitem' if is_list else ''}]"
+            for prop, is_list in _fulltext_properties(schema, label)
+        ]
 
     def plan_writes(self, query_type: str | None, plan: dict[str, Any] | None) -> list[str]:
         # EXPLAIN says "w" for everything here; the plan text lists one "+ STEP" per line.
@@ -120,9 +125,10 @@ class ArcadeDialect(Dialect):
         # ArcadeDB indexes only declared properties; the types exist once constraints ran.
         out = []
         for label, spec in sorted(schema.labels.items()):
-            for prop in _fulltext_strings(schema, label):
+            for prop, is_list in _fulltext_properties(schema, label):
+                kind = "LIST OF STRING" if is_list else "STRING"
                 out.append(
-                    IndexStatement("sql", f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS STRING")
+                    IndexStatement("sql", f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS {kind}")
                 )
             if spec.embed:
                 out.append(
@@ -133,10 +139,15 @@ class ArcadeDialect(Dialect):
         return out
 
     def fulltext_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
+        # a string list is indexed item by item (BY ITEM), as Neo4j indexes LIST<STRING>
         return [
-            IndexStatement("sql", f"CREATE INDEX IF NOT EXISTS ON {label} ({prop}) FULL_TEXT")
+            IndexStatement(
+                "sql",
+                f"CREATE INDEX IF NOT EXISTS ON {label} "
+                f"({prop}{' BY ITEM' if is_list else ''}) FULL_TEXT",
+            )
             for label in sorted(schema.labels)
-            for prop in _fulltext_strings(schema, label)
+            for prop, is_list in _fulltext_properties(schema, label)
         ]
 
     def vector_indexes(self, schema: GraphSchema) -> list[IndexStatement]:
@@ -151,10 +162,10 @@ class ArcadeDialect(Dialect):
         ]
 
 
-def _fulltext_strings(schema: GraphSchema, label: str) -> list[str]:
-    """Full-text properties ArcadeDB can index (single strings; lists are not indexed there)."""
+def _fulltext_properties(schema: GraphSchema, label: str) -> list[tuple[str, bool]]:
+    """A label's full-text properties, each with whether it is a string list."""
     types = schema.node_properties(label)
-    return [p for p in schema.label(label).fulltext if types[p] == "str"]
+    return [(p, types[p] == "str[]") for p in schema.label(label).fulltext]
 
 
 NEO4J = Dialect()

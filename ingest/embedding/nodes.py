@@ -447,8 +447,8 @@ def fulltext_search(
     as (id, score, name).
 
     ``text`` is taken literally: Lucene operators and special characters are escaped. Scores
-    are Lucene's (unbounded; compare them within one query only). On ArcadeDB only
-    single-string properties are indexed (names, not the ``synonyms`` list).
+    are Lucene's (unbounded; compare them within one query only). Names and the ``synonyms``
+    list are indexed on both engines (ArcadeDB: one index per property, lists item by item).
 
     Raises:
         SchemaError: ``label`` is not declared in schema/.

@@ -35,7 +35,7 @@ def test_fulltext_index_finds_a_phenotype_by_word(store: GraphStore) -> None:
     store.write(
         "CREATE (:Entity:Phenotype {id: 'HP:9999991', name: 'Zzyzx-like tremor of the probe'})"
     )
-    [index] = store.dialect.fulltext_index_names(load_schema(), "Phenotype")
+    index = store.dialect.fulltext_index_names(load_schema(), "Phenotype")[0]  # over names
     rows = store.read(
         "CALL db.index.fulltext.queryNodes($index, 'zzyzx') YIELD node, score "
         "RETURN node.id AS id, score",

@@ -1,0 +1,85 @@
+"""Neo4j's Cypher linter (npm ``@neo4j-cypher/language-support``), installed once per machine.
+
+The package is installed with ``npm ci`` from ``tools/cypher-lint/package-lock.json`` into a
+cache folder outside the clone, keyed by the lockfile's hash, so a run after the first finds it
+installed and a changed lock installs afresh. Node and npm come from the system (/usr/bin).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from biokg.schema import GraphSchema, load_schema
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
+#: Properties the code writes that schema/ does not declare: the embedding step's vector, text
+#: hash and model (ingest/embedding/nodes.py), and each load's record on :SourceVersion
+#: (ingest/writer.py ``_record_release``, ``SET v += $props``), read back by status, identity
+#: and the agent's data versions.
+WRITTEN_OUTSIDE_SCHEMA = (
+    *("embedding", "embedding_hash", "embedding_model"),
+    *("current", "loaded_at", "checksums", "code", "counts", "identity"),
+)
+
+
+@pytest.fixture(scope="session")
+def lint_modules() -> Path:
+    """The linter's node_modules, installed from the lockfile (once per lockfile)."""
+    lock = (TOOL / "package-lock.json").read_bytes()
+    home = Path.home() / ".cache" / "biokg" / f"cypher-lint-{hashlib.sha256(lock).hexdigest()[:16]}"
+    done = home / ".complete"
+    if not done.exists():
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(TOOL / name, home / name)
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=home,
+            check=True,
+            capture_output=True,
+        )
+        done.touch()
+    return home / "node_modules"
+
+
+def lint_schema(schema: GraphSchema) -> dict[str, list[str]]:
+    """What the linter may take as existing: schema/'s labels, types and property keys."""
+    properties = set(schema.entity) | set(WRITTEN_OUTSIDE_SCHEMA)
+    for label in schema.labels:
+        properties |= set(schema.node_properties(label))
+    for rel_type in schema.types:
+        properties |= set(schema.edge_properties(rel_type))
+    return {
+        "labels": sorted({*schema.labels, "Entity", "SourceVersion"}),
+        "relationshipTypes": sorted(schema.types),
+        "propertyKeys": sorted(properties),
+    }
+
+
+@pytest.fixture(scope="session")
+def lint(lint_modules: Path) -> Callable[[list[tuple[str, str]]], dict]:
+    """Lint ``(name, statement)`` pairs; returns the script's report (see lint.mjs)."""
+
+    def run(statements: list[tuple[str, str]]) -> dict:
+        request = {
+            "schema": lint_schema(load_schema()),
+            "statements": [{"name": n, "text": t} for n, t in statements],
+        }
+        done = subprocess.run(
+            ["node", str(TOOL / "lint.mjs"), str(lint_modules)],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    return run

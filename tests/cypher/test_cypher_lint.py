@@ -1,0 +1,88 @@
+"""Every statement we send to Neo4j passes Neo4j's own parser and linter (Cypher 5).
+
+Linted: every statement of every file in cypher/ (templates rendered for each label and
+relationship type they are filled with), the Neo4j branch of the dialect's generated DDL, and
+the Browser guide's example queries. Errors fail, and so does every warning except the one
+narrow allow-rule of tools/cypher-lint/lint.mjs (map keys of an ``UNWIND $rows AS row``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+from biokg import cypher
+from biokg.browser_guide import browser_files
+from biokg.schema import GraphSchema, load_schema
+from biokg.store import constraint_statements
+from biokg.store.dialect import NEO4J
+
+Lint = Callable[[list[tuple[str, str]]], dict]
+_RUNNABLE = re.compile(r'<pre class="pre-scrollable code runnable">(.*?)</pre>', re.DOTALL)
+
+
+def _rendered(name: str, text: str, schema: GraphSchema) -> list[tuple[str, str]]:
+    """A template filled in as the code fills it: once per label or relationship type."""
+    if "{label}" in text:
+        return [(f"{name}[{label}]", text.replace("{label}", label)) for label in schema.labels]
+    if "{type}" in text or "__TYPE__" in text:
+        out = []
+        for rel_type, spec in schema.types.items():
+            filled = (
+                text.replace("{type}", rel_type)
+                .replace("__TYPE__", rel_type)
+                .replace("{from}", spec.from_labels[0])
+                .replace("{to}", spec.to_labels[0])
+            )
+            out.append((f"{name}[{rel_type}]", filled))
+        return out
+    return [(name, text)]
+
+
+def every_statement() -> list[tuple[str, str]]:
+    schema = load_schema()
+    found = []
+    for name in cypher.names():
+        for i, statement in enumerate(cypher.statements(cypher.load(name)), 1):
+            found += _rendered(f"cypher/{name}.cypher#{i}", statement, schema)
+    ddl = [
+        *constraint_statements(schema),
+        *(s.text for s in NEO4J.fulltext_indexes(schema)),
+        *(s.text for s in NEO4J.vector_indexes(schema)),
+    ]
+    found += [(f"dialect:neo4j#{i}", text) for i, text in enumerate(ddl, 1)]
+    guide = browser_files(schema)["browser_guide.html"]
+    runnable = [html.unescape(block) for block in _RUNNABLE.findall(guide)]
+    queries = [q for q in runnable if not q.startswith(":")]  # :params lines are Browser's own
+    found += [(f"browser_guide.html#{i}", q) for i, q in enumerate(queries, 1)]
+    return found
+
+
+def test_every_statement_passes_neo4js_linter(lint: Lint) -> None:
+    statements = every_statement()
+    report = lint(statements)
+    assert report["checked"] == len(statements) > 150
+    assert report["problems"] == []
+    # what the allow-rule let through: map keys of UNWIND-ed parameter rows, nothing else
+    assert {a["excerpt"].split(".")[0].split()[-1] for a in report["allowed"]} <= {"row"}
+
+
+def test_the_linter_reports_what_neo4j_would_reject(lint: Lint) -> None:
+    report = lint(
+        [
+            ("typo", "MATCH (n:Gene) RETRN n"),
+            ("unknown-label", "MATCH (n:Protein) RETURN n.name"),
+            ("unknown-property", "MATCH (n:Gene) RETURN n.colour"),
+            ("unknown-procedure", "CALL db.index.fulltext.search('x', 'y')"),
+            ("node-property-not-a-row-key", "UNWIND $rows AS row MATCH (n:Gene) RETURN n.subjekt"),
+        ]
+    )
+    assert {p["name"] for p in report["problems"]} == {
+        "typo",
+        "unknown-label",
+        "unknown-property",
+        "unknown-procedure",
+        "node-property-not-a-row-key",
+    }
+    assert report["allowed"] == []
