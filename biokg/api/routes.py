@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic_core import to_json
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -25,6 +25,7 @@ from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.agent import MAX_QUESTION_CHARS, GraphAgent
 from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
+from biokg.rdf import answer_graph
 
 T = TypeVar("T")
 #: Time for what the budget does not count (linking, data versions, the answer), in seconds.
@@ -84,13 +85,29 @@ async def health(agent: Agent) -> Health:
     return await in_thread(check, seconds=HEALTH_TIMEOUT_S)
 
 
-@protected.post("/ask", response_model=Answer, tags=["agent"])
-async def ask(body: AskRequest, agent: Agent) -> Answer:
+@protected.post(
+    "/ask",
+    response_model=Answer,
+    tags=["agent"],
+    responses={200: {"content": {"text/turtle": {"schema": {"type": "string"}}}}},
+)
+async def ask(
+    body: AskRequest,
+    agent: Agent,
+    format: Annotated[
+        Literal["json", "turtle"],
+        Query(description="json, or turtle: the evidence graph and claims as RDF"),
+    ] = "json",
+) -> Answer | Response:
     """Answer a question: claims citing node/edge ids and source records, the evidence graph,
-    every query run, timings and data versions."""
+    every query run, timings and data versions (``format=turtle``: the same as RDF)."""
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
     work = functools.partial(agent.ask, body.question, budget=budget)
-    return await in_thread(work, seconds=request_timeout(budget))
+    answer = await in_thread(work, seconds=request_timeout(budget))
+    if format == "turtle":
+        turtle = answer_graph(answer, agent.schema).serialize(format="turtle")
+        return Response(turtle, media_type="text/turtle")
+    return answer
 
 
 @protected.post(

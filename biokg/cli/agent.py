@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from biokg.cli import console, handle_errors
+from biokg.errors import AgentInputError
 from biokg.graph_agent import evaluation, question_file
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
@@ -23,12 +24,23 @@ def ask_command(
     question: str = typer.Argument(..., help="A question about the graph, in plain words."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole answer as JSON."),
     explain: bool = typer.Option(False, "--explain", help="Also print linking and each query."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, json, or turtle (the evidence graph and claims as RDF)."
+    ),
 ) -> None:
     """Answer a question from the graph; every claim cites node ids, edge ids and source records."""
+    if fmt not in ("text", "json", "turtle"):
+        raise AgentInputError(f"--format must be text, json or turtle, not {fmt!r}")
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        answer = GraphAgent.connect(store, settings).ask(question)
-    if as_json:
+        agent = GraphAgent.connect(store, settings)
+        answer = agent.ask(question)
+    if fmt == "turtle":
+        from biokg.rdf import answer_graph
+
+        print(answer_graph(answer, agent.schema).serialize(format="turtle"), end="")
+        return
+    if as_json or fmt == "json":
         print(answer.model_dump_json(indent=2))
         return
     _print_answer(answer, explain=explain)

@@ -126,6 +126,22 @@ class GraphStore:
             )
         return [record.data() for record in result.records]
 
+    def stream(self, cypher: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        """Rows of a read query one by one as the driver fetches them, for results too large to
+        hold at once (an export of the whole graph). No timeout: the caller reads to the end.
+
+        Raises:
+            StoreError: the engine rejected the query or failed while streaming.
+        """
+        with (
+            self._errors(cypher),
+            self.driver.session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS
+            ) as session,
+        ):
+            for record in session.run(cypher, params or {}):
+                yield record.data()
+
     def _read_rolled_back(
         self, cypher: str, params: dict[str, Any], timeout_s: float
     ) -> list[dict[str, Any]]:
