@@ -445,7 +445,8 @@ class EntityLinker:
     def _spelled(self, word: words.Token) -> _Token:
         """The token's key with unknown words respelled, and other readings of known words.
 
-        An unknown word is read as its closest lexicon word. A known word may still be a typo
+        An unknown word is read as its closest lexicon word, unless it is common English
+        ("contain" is no typo of the gene alias "CONTRIN"). A known word may still be a typo
         of another one slip away ("hpi" for "hip", "fo" for "of", "mats" for "mast", "mael" for
         "male"), or a rare word close to a commoner one ("neurla" is a gene synonym, "neural" was
         meant).
@@ -461,10 +462,10 @@ class EntityLinker:
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
                     respelled = self._closest_word(token)
-                    if token not in self.lexicon.words:
+                    if token not in self.lexicon.words and not words.is_common(token):
                         token = respelled
-                    elif counts[respelled] > counts[token]:
-                        others.add(respelled)
+                    elif counts[respelled] > counts[token] or token not in self.lexicon.words:
+                        others.add(respelled)  # common English ("contain") is no typo on its own
             key.append(token)
             readings.append(others - {token})
         alts = tuple(

@@ -5,9 +5,11 @@ means what schema/ words as "Which symptoms does {name} present with?". The matc
 every wording schema/ gives a relationship type in each direction (its ``questions``,
 ``describe_*`` templates and ``paraphrases``, the entity written as "X"), and compares the
 question, its entity written as "X", with the wordings of the types that can leave the entity's
-label. The best type is taken when its cosine similarity reaches :data:`MIN_SIMILARITY`, with
-the types within :data:`MIN_MARGIN` of it tried after it; below the bound the question stays
-without a relationship (a guess would answer something else). Both bounds were chosen on a
+label, and with schema/'s ``not_held_questions`` (a discoverer, a price, a prevalence: what no
+relationship holds). The best type is taken when its cosine similarity reaches
+:data:`MIN_SIMILARITY` and no not-held question is closer, with the types within
+:data:`MIN_MARGIN` of it tried after it; otherwise the question stays without a relationship
+(a guess would answer something else). Both bounds were chosen on a
 calibration set of paraphrases kept apart from the evaluation's held-out wordings
 (``benchmarks/bench_paraphrase.py`` prints how each choice scores;
 docs/decisions/0009-question-understanding.md).
@@ -24,12 +26,15 @@ from biokg.ingest.embedding.nodes import Embedder
 from biokg.schema import GraphSchema
 
 #: Cosine similarity from which a question is read as a relationship's wording.
-MIN_SIMILARITY = 0.70
+MIN_SIMILARITY = 0.50
 #: Types this close to the best are tried after it (a near tie is no reason to guess).
-MIN_MARGIN = 0.05
+MIN_MARGIN = 0.08
 #: At most this many types are tried for one question.
 MAX_TIED = 3
 PLACEHOLDER = "X"
+#: The pseudo-type of schema/'s ``not_held_questions``: the nearest wording being one of them
+#: means the question asks for something no relationship holds.
+NOT_HELD = "(not held)"
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,8 @@ class RelationMatcher:
         ``frame``, best first."""
         best: dict[tuple[str, bool], float] = {}
         for similarity, wording in self._nearest(frame, labels):
-            best.setdefault((wording.type, wording.outgoing), similarity)
+            if wording.type != NOT_HELD:
+                best.setdefault((wording.type, wording.outgoing), similarity)
         return [
             (score, Relation(rel, outgoing, self._far(rel, outgoing)))
             for (rel, outgoing), score in best.items()
@@ -80,13 +86,14 @@ class RelationMatcher:
         as object: X is the part, not the whole).
         """
         nearest = self._nearest(frame, labels)
-        if not nearest or nearest[0][0] < self.min_similarity:
+        if not nearest or nearest[0][0] < self.min_similarity or nearest[0][1].type == NOT_HELD:
             return ()
         top = nearest[0][0]
         firsts: dict[str, _Wording] = {}
         for similarity, wording in nearest:
             if top - similarity <= self.min_margin and len(firsts) < MAX_TIED:
-                firsts.setdefault(wording.type, wording)
+                if wording.type != NOT_HELD:
+                    firsts.setdefault(wording.type, wording)
         return tuple(self._directed(frame, wording, labels) for wording in firsts.values())
 
     def _nearest(self, frame: str, labels: set[str]) -> list[tuple[float, _Wording]]:
@@ -94,11 +101,15 @@ class RelationMatcher:
         [query] = self.embedder.embed([frame])
         scored = []
         for wording, vector in zip(self._wordings, self._vectors, strict=True):
-            spec = self.schema.types[wording.type]
-            if labels & set(spec.from_labels if wording.outgoing else spec.to_labels):
+            if wording.type == NOT_HELD or labels & self._leaving(wording):
                 similarity = sum(a * b for a, b in zip(query, vector, strict=True))
                 scored.append((round(similarity, 4), wording))
         return sorted(scored, key=lambda item: -item[0])
+
+    def _leaving(self, wording: _Wording) -> set[str]:
+        """The labels the wording's type leaves in the wording's direction."""
+        spec = self.schema.types[wording.type]
+        return set(spec.from_labels if wording.outgoing else spec.to_labels)
 
     def _directed(self, frame: str, nearest: _Wording, labels: set[str]) -> Relation:
         """The direction of ``nearest``'s type that ``frame`` asks (see :meth:`match`)."""
@@ -124,7 +135,8 @@ class RelationMatcher:
                 (False, (*q.inverse, q.describe_inverse, *q.paraphrases.inverse)),
             ):
                 out += [_Wording(rel, outgoing, t.format(name=PLACEHOLDER)) for t in texts]
-        return out
+        asked = self.schema.not_held_questions
+        return out + [_Wording(NOT_HELD, True, t.format(name=PLACEHOLDER)) for t in asked]
 
     @cached_property
     def _vectors(self) -> list[list[float]]:
