@@ -1,0 +1,89 @@
+"""The paraphrase matcher on its own: schema/ and the real sentence model, no graph engine.
+
+The questions here are written for these tests: none is a wording of schema/ (``questions``,
+``paraphrases``, ``not_held_questions``) or of the eval's held-out file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.graph_agent.intent import QuestionReader
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher
+from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.graph_agent.requests import Neighbours
+from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.schema import load_schema
+
+
+@pytest.fixture(scope="module")
+def matcher(sentence_embedder: OnnxEmbedder) -> RelationMatcher:
+    return RelationMatcher(load_schema(), sentence_embedder)
+
+
+def _read(matcher: RelationMatcher, frame: str, label: str) -> list[tuple[str, bool | None]]:
+    return [(r.type, r.outgoing) for r in matcher.match(frame, {label})]
+
+
+@pytest.mark.parametrize(
+    ("frame", "label", "expected"),
+    [
+        ("What do physicians prescribe for X?", "Disease", ("INDICATED_FOR", False)),
+        ("Which enzymes does X block?", "Drug", ("TARGETS", True)),
+        ("What do patients with X complain of?", "Disease", ("HAS_PHENOTYPE", True)),
+    ],
+)
+def test_a_relationship_in_other_words_is_read_first(
+    matcher: RelationMatcher, frame: str, label: str, expected: tuple[str, bool]
+) -> None:
+    assert _read(matcher, frame, label)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("frame", "label"),
+    [
+        ("Which firm manufactures X?", "Drug"),
+        ("Who came up with the name X?", "GOTerm"),
+        ("How many people carry X?", "Disease"),
+    ],
+)
+def test_what_no_relationship_holds_is_read_as_none(
+    matcher: RelationMatcher, frame: str, label: str
+) -> None:
+    assert matcher.match(frame, {label}) == ()
+
+
+def test_the_entitys_role_gives_the_direction(matcher: RelationMatcher) -> None:
+    # one verb, the entity once its subject and once its object
+    assert _read(matcher, "What does X lower?", "GOTerm")[0] == ("NEGATIVELY_REGULATES", True)
+    assert _read(matcher, "Which processes lower X?", "GOTerm")[0] == (
+        "NEGATIVELY_REGULATES",
+        False,
+    )
+
+
+def test_near_ties_are_all_tried_best_first(matcher: RelationMatcher) -> None:
+    frame, labels = "What does X attenuate?", {"GOTerm"}
+    tried = matcher.match(frame, labels)
+    closeness = {}
+    for score, relation in matcher.scores(frame, labels):
+        closeness.setdefault(relation.type, score)
+    assert 1 < len(tried) <= MAX_TIED
+    assert len({r.type for r in tried}) == len(tried)
+    scores = [closeness[r.type] for r in tried]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] - scores[-1] <= matcher.min_margin
+    assert tried[0].type == "NEGATIVELY_REGULATES" and tried[0].outgoing is True
+
+
+def test_a_question_naming_only_the_kind_of_answer_tries_the_closest_type_first(
+    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+) -> None:
+    # "drugs" of a disease: indications, contraindications and off-label uses all reach Drug
+    question = "Which drugs would be risky for a person who has Hypertension?"
+    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
+    plan = planner.plan(question, linker.mentions(question))
+    tried = [r.relations for r in plan.requests if isinstance(r, Neighbours)]
+    assert tried[0][0].type == "CONTRAINDICATED_FOR"
+    assert len(tried) > 1 and all(len({rel.type for rel in group}) == 1 for group in tried)
