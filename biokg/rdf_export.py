@@ -1,12 +1,15 @@
 """``biokg export rdf``: the graph, or a seed's neighbourhood, written as N-Quads or TriG.
 
-Rows are read from the engine as a stream and turned into RDF a batch at a time, each batch
-serialised and appended: N-Quads lines and TriG blocks (a named graph may recur; TriG merges
-them) concatenate into one valid document, so memory stays flat however large the graph.
+Rows are streamed from the engine into a temporary file, then turned into RDF a batch at a
+time, each batch serialised and appended: N-Quads lines and TriG blocks (a named graph may
+recur; TriG merges them) concatenate into one valid document, so memory stays flat however
+large the graph.
 """
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,8 +87,8 @@ def export_rdf(
     writer = RdfWriter(schema, releases=_releases(store))
     truncated = False
     if seed is None:
-        nodes: Iterator[dict[str, Any]] = store.stream(cypher.load("rdf_nodes"))
-        edges = store.stream(cypher.load("rdf_edges"), {"sources": sources})
+        nodes: Iterator[dict[str, Any]] = _spooled(store.stream(cypher.load("rdf_nodes")))
+        edges = _spooled(store.stream(cypher.load("rdf_edges"), {"sources": sources}))
     else:
         ids, truncated = _neighbourhood(store, seed, hops)
         nodes = iter(store.read(cypher.load("rdf_nodes_by_id"), {"ids": ids}))
@@ -107,6 +110,18 @@ def export_rdf(
             counts["quads"] += len(dataset)
             out.write(dataset.serialize(format=FORMATS[fmt], encoding="utf-8"))
     return ExportReport(**counts, graphs=writer.graph_count, truncated=truncated)
+
+
+def _spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """``rows`` read to the end into a temporary file first, then yielded from it: the engine's
+    command stays open only while reading (the embedded engine stops any command running past
+    BIOKG_COMMAND_TIMEOUT_S, and making RDF is slower than reading), and memory stays flat."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        for row in rows:
+            spool.write(json.dumps(row) + "\n")
+        spool.seek(0)
+        for line in spool:
+            yield json.loads(line)
 
 
 def _releases(store: GraphStore) -> dict[tuple[str, str], dict[str, Any]]:

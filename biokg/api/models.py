@@ -72,6 +72,27 @@ class Neighbourhood(_Model):
     queries: list[QueryRecord]
 
 
+class SourceRelease(_Model):
+    """A source that loaded a node, and the release of it the graph holds now."""
+
+    source: str
+    version: str | None = None
+
+
+class EntityDetails(_Model):
+    """One entity's card: names, category, cross-references, sources and other properties."""
+
+    id: str
+    label: str
+    name: str | None = None
+    category: str | None = None
+    description: str | None = None
+    synonyms: list[str]
+    xrefs: list[str]
+    sources: list[SourceRelease]
+    properties: dict[str, Any] = Field(description="the label's own properties (symbol, ...)")
+
+
 class Health(_Model):
     """The engine answered; which database it serves and the loaded source versions."""
 

@@ -18,8 +18,9 @@ from pydantic_core import to_json
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from biokg import cypher
+from biokg.api.entities import entity_details
 from biokg.api.errors import error_body
-from biokg.api.models import AskRequest, Health, Neighbourhood
+from biokg.api.models import AskRequest, EntityDetails, Health, Neighbourhood
 from biokg.api.neighbourhood import neighbourhood
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.agent import MAX_QUESTION_CHARS, GraphAgent
@@ -162,6 +163,14 @@ async def search(
     return await in_thread(
         functools.partial(agent.linker.link, q, limit=limit), seconds=request_timeout(agent.budget)
     )
+
+
+@protected.get("/entities/{curie}", response_model=EntityDetails, tags=["graph"])
+async def entity(agent: Agent, curie: str) -> EntityDetails:
+    """One entity: id, name, Biolink category, synonyms, xrefs, sources with the releases loaded,
+    and its label's own properties."""
+    work = functools.partial(entity_details, agent.store, agent.schema, curie)
+    return await in_thread(work, seconds=request_timeout(agent.budget))
 
 
 @protected.get("/entities/{curie}/neighbourhood", response_model=Neighbourhood, tags=["graph"])

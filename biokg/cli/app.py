@@ -21,6 +21,7 @@ COMMANDS = {
     "search": ("biokg.cli.agent", "search_command"),
     "eval": ("biokg.cli.agent", "eval_command"),
     "serve": ("biokg.cli.serve", "serve_command"),
+    "mcp": ("biokg.cli.mcp", "mcp_command"),
 }
 #: sub-command group name → (module, Typer app)
 GROUPS = {

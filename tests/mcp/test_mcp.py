@@ -1,0 +1,98 @@
+"""``biokg mcp`` over stdio, driven by the ``mcp`` package's own client, on the session graph."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from biokg.settings import Settings
+from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
+
+SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"  # Viagra; targets PDE5A in ChEMBL's mechanisms
+PDE5A = "NCBIGene:8654"
+TOOLS = {"search_entities", "entity_details", "neighbourhood", "ask", "schema_summary"}
+
+
+def _with_session(settings: Settings, work: Callable[[ClientSession], Awaitable[None]]) -> None:
+    biokg = shutil.which("biokg", path=str(Path(sys.executable).parent))
+    assert biokg is not None
+    params = StdioServerParameters(command=biokg, args=["mcp"], env=settings_env(settings))
+
+    async def run() -> None:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await work(session)
+
+    anyio.run(run)
+
+
+async def _call(session: ClientSession, tool: str, **arguments: object) -> object:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return (
+        result.structured_content["result"]
+        if "result" in (result.structured_content or {})
+        else result.structured_content
+    )
+
+
+def test_the_tools_answer_from_the_graph(agent_graph: GraphStore, settings: Settings) -> None:
+    async def work(session: ClientSession) -> None:
+        names = {tool.name for tool in (await session.list_tools()).tools}
+        assert TOOLS | {"read_cypher"} <= names
+        [best, *_] = await _call(session, "search_entities", text="Viagra")
+        assert best["id"] == SILDENAFIL
+        card = await _call(session, "entity_details", curie=SILDENAFIL)
+        assert card["label"] == "Drug" and "VIAGRA" in card["synonyms"]
+        assert {s["source"] for s in card["sources"]} >= {"infores:chembl", "infores:openfda"}
+        hood = await _call(session, "neighbourhood", curie=SILDENAFIL, types="TARGETS")
+        [row] = hood["rows"]
+        assert row["neighbour"]["id"] == PDE5A and row["edge"]["source"] == "infores:chembl"
+        answer = await _call(session, "ask", question="What does Viagra target?")
+        claim = next(c for c in answer["claims"] if PDE5A in c["node_ids"])
+        assert claim["sources"][0]["source_record"].startswith("chembl.sqlite#")
+        assert "TARGETS" in await _call(session, "schema_summary")
+        rows = await _call(
+            session,
+            "read_cypher",
+            query="MATCH (d:Drug {id: $id})-[:TARGETS]->(g:Gene) RETURN g.symbol AS symbol",
+            params={"id": SILDENAFIL},
+        )
+        assert rows == [{"symbol": "PDE5A"}]
+        missing = await session.call_tool("entity_details", {"curie": "CHEMBL.COMPOUND:NOPE"})
+        assert missing.is_error and "no node has the id" in json.dumps(missing.model_dump())
+
+    _with_session(settings, work)
+
+
+def test_read_cypher_refuses_a_write_and_the_graph_is_unchanged(
+    agent_graph: GraphStore, settings: Settings
+) -> None:
+    count = "MATCH (n:Entity) RETURN count(n) AS n"
+    before = agent_graph.read(count)
+
+    async def work(session: ClientSession) -> None:
+        for query in (
+            "MATCH (n:Drug {id: $id}) DETACH DELETE n",
+            "CREATE (:Entity:Drug {id: 'CHEMBL.COMPOUND:EVIL'}) RETURN 1 AS x",
+        ):
+            result = await session.call_tool(
+                "read_cypher", {"query": query, "params": {"id": SILDENAFIL}}
+            )
+            text = json.dumps(result.model_dump())
+            assert result.is_error and "not read-only" in text, text
+
+    _with_session(settings, work)
+    assert agent_graph.read(count) == before
+    assert agent_graph.read("MATCH (n:Entity {id: $id}) RETURN n.id AS id", {"id": SILDENAFIL})
