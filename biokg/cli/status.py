@@ -8,10 +8,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from biokg.browser_guide import browser_files
 from biokg.cli import console, handle_errors
 from biokg.schema import load_schema, render_markdown
 from biokg.settings import Settings
-from biokg.browser_guide import browser_files
 from biokg.store import GraphStore, neo4j_cypher_files
 from biokg.summary import graph_summary, merge_summary
 
