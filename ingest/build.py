@@ -94,6 +94,16 @@ def fetch_source(
     return Planned(name, fetched, release)
 
 
+def check_licenses(names: Iterable[str], settings: Settings) -> None:
+    """:func:`check_license` for each named source, before anything is started or fetched.
+
+    Raises:
+        BiokgError: an unknown source name; ConfigError: terms not accepted.
+    """
+    for name in build_order(names):
+        check_license(source_module(name).SOURCE, settings)
+
+
 def check_license(info: SourceInfo, settings: Settings) -> None:
     """An opt-in source's terms must be accepted before anything of it is fetched or built.
 
@@ -184,6 +194,7 @@ def build(
         BiokgError: any source failed to fetch, parse or validate (nothing was written then),
             or the store rejected a write.
     """
+    check_licenses(sources, settings)
     schema = load_schema()
     store.apply_schema(schema)
     writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)

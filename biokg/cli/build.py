@@ -10,7 +10,7 @@ import typer
 from biokg.cli import console, handle_errors, progress_bars
 from biokg.cli.embed import embed_nodes
 from biokg.cli.status import print_summary
-from biokg.ingest.build import DEFAULT_SOURCES, SOURCES, build
+from biokg.ingest.build import DEFAULT_SOURCES, SOURCES, build, check_licenses
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -48,6 +48,7 @@ def build_command(
     if accept_kegg_license:
         accepted = (*settings.accepted_licenses, "kegg")
         settings = dataclasses.replace(settings, accepted_licenses=accepted)
+    check_licenses(names, settings)  # before an engine starts for nothing
     with GraphStore.connect(settings) as store:
         with progress_bars() as progress:
             results = build(

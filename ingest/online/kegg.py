@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from biokg.errors import BlockedError, FetchError, SourceFormatError
+from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatError
 from biokg.ingest.files import atomic_path
 from biokg.ingest.formats.kegg import RECORD_END, drug_id, local_id, read_flat, read_pairs
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
@@ -145,8 +145,8 @@ class KeggClient:
 
         Raises:
             BlockedError: HTTP 403, KEGG's answer to too many requests; not retried.
-            FetchError: still failing after ``retries`` attempts, or another 4xx (the message
-                names the URL).
+            FetchError: still failing after ``retries`` attempts (retryable).
+            ConfigError: another 4xx: the URL is wrong, not the network.
         """
         url = self.url(path)
         problem: Exception | None = None
@@ -165,7 +165,10 @@ class KeggClient:
                         "and run again: what was fetched is cached and will not be asked again"
                     ) from err
                 if err.code < 500:
-                    raise FetchError(f"kegg: {url} was refused: HTTP {err.code}") from err
+                    raise ConfigError(
+                        f"kegg: {url} was refused: HTTP {err.code}; check BIOKG_KEGG_URL "
+                        f"(KEGG's REST API is {REST_URL})"
+                    ) from err
                 problem = err
             except (
                 urllib.error.URLError,

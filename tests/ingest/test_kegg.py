@@ -372,7 +372,12 @@ def test_kegg_is_opt_in(server: KeggServer, store: GraphStore, settings: Setting
     result = CliRunner().invoke(
         app,
         ["build", "--sources", "kegg", "--no-embed"],
-        env={"BIOKG_HOME": str(settings.home), "BIOKG_KEGG_URL": server.url},
+        env={
+            "BIOKG_HOME": str(settings.home),
+            "BIOKG_BOLT_PORT": str(settings.bolt_port),
+            "BIOKG_HTTP_PORT": str(settings.http_port),
+            "BIOKG_KEGG_URL": server.url,
+        },
     )
     assert result.exit_code == 1 and "KEGG is free for academic use only" in result.output
     assert server.arrivals == []
