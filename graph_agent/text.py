@@ -196,7 +196,11 @@ def lemma(word: str) -> str:
     """The dictionary form of an English word ("caused" → "cause", "genes" → "gene")."""
     import simplemma
 
-    return simplemma.lemmatize(word.casefold(), lang="en")
+    folded = word.casefold()
+    try:
+        return simplemma.lemmatize(folded, lang="en")
+    except ValueError:  # nothing left once simplemma strips punctuation ("¡", found by fuzzing)
+        return folded
 
 
 def looks_like_symbol(text: str) -> bool:
