@@ -242,6 +242,35 @@ def bridge_diseases(
     force: bool = False,
 ) -> LoadResult:
     """Bridge the graph's Disease nodes (module docstring); skipped when nothing changed."""
+    planned = plan_bridge(store, cache_dir, data_dir=data_dir, offline=offline)
+    current = None if force else writer.current(planned.release)
+    if current is not None:
+        log.info("disease bridge unchanged (same mappings, same diseases); skipped")
+        return current
+    records, report = planned.records()
+    return writer.load(records, planned.release, identity=report.as_dict(), rewrite=force)
+
+
+@dataclass(frozen=True)
+class PlannedBridge:
+    """The bridge's load key (mapping files and the graph's diseases) before anything is read
+    further: a build or refresh skips the bridge when its release is the current load."""
+
+    release: Release
+    diseases: pl.DataFrame
+    files: dict[str, Path]
+
+    def records(self) -> tuple[Records, BridgeReport]:
+        """The SAME_AS records (reads the mapping sets, only when the bridge is rebuilt)."""
+        records, report = bridge_records(self.diseases, read_mappings(self.files), self.release)
+        log.info("disease bridge: %s", report.as_dict())
+        return records, report
+
+
+def plan_bridge(
+    store: GraphStore, cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
+) -> PlannedBridge:
+    """The bridge's release: mapping files' checksums, the graph's diseases, the bridge code."""
     files = mapping_files(cache_dir, data_dir=data_dir, offline=offline)
     diseases = graph_diseases(store)
     graph_key = hashlib.sha256(diseases.write_ndjson().encode()).hexdigest()[:16]
@@ -254,11 +283,4 @@ def bridge_diseases(
         checksums,
         code={"bridge": _code_digest(), "schema": load_schema().records_digest},
     )
-    current = None if force else writer.current(release)
-    if current is not None:
-        log.info("disease bridge unchanged (same mappings, same diseases); skipped")
-        return current
-    mappings = read_mappings(files)  # only when the bridge is rebuilt
-    records, report = bridge_records(diseases, mappings, release)
-    log.info("disease bridge: %s", report.as_dict())
-    return writer.load(records, release, identity=report.as_dict(), rewrite=force)
+    return PlannedBridge(release, diseases, files)

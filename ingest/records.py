@@ -95,6 +95,10 @@ class Records:
     edges: dict[str, pl.DataFrame] = field(default_factory=dict)
     #: edges whose Drug end is still a name, per type; empty once identities are resolved
     named_edges: dict[str, NamedEdges] = field(default_factory=dict)
+    #: per label, terms the release marks obsolete (id, replaced_by, consider): never loaded as
+    #: live nodes, but a node of an earlier load that became obsolete stays findable with them
+    #: (:mod:`biokg.ingest.delta`)
+    retired: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out = {f"nodes:{k}": v.height for k, v in sorted(self.nodes.items())}

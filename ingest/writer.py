@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import neo4j
 import polars as pl
 
 from biokg import cypher
@@ -146,37 +147,12 @@ class GraphWriter:
         self, label: str, frame: pl.DataFrame, release: Release, progress: Progress, *, stub: bool
     ) -> tuple[int, int]:
         self.schema.label(label)  # the name is substituted into Cypher: it must be declared
-        create = cypher.load("write_create_nodes").replace("{label}", label)
-        update = cypher.load("write_update_nodes")
-        lookup = cypher.load("write_lookup_nodes")
-        touch = cypher.load("write_touch_stubs")
         created = updated = 0
         what = f"{_short(release.source)} {'stub ' if stub else ''}{label} nodes"
         for done, rows in self._batches(frame):
-            ids = [row["id"] for row in rows]
 
-            def work(tx, rows=rows, ids=ids):
-                existing = {r["id"]: r["labels"] for r in tx.run(lookup, ids=ids).data()}
-                for node_id, labels in existing.items():
-                    if label not in labels:
-                        raise RecordValidationError(
-                            f"{release.source}: record {node_id} is a {label}, but the graph "
-                            f"already has it as {'/'.join(sorted(set(labels) - {'Entity'}))}"
-                        )
-                new = [row for row in rows if row["id"] not in existing]
-                if new:
-                    tx.run(create, rows=new, source=release.source).consume()
-                if stub:
-                    tx.run(touch, ids=list(existing), source=release.source).consume()
-                else:
-                    # `sources` is appended to, never replaced (another source's mark stays)
-                    old = [
-                        {k: v for k, v in row.items() if k != "sources"}
-                        for row in rows
-                        if row["id"] in existing
-                    ]
-                    tx.run(update, rows=old, source=release.source).consume()
-                return len(new), len(existing)
+            def work(tx, rows=rows):
+                return write_node_rows(tx, label, rows, release.source, stub=stub)
 
             c, u = self.store.in_transaction(work)
             created, updated = created + c, updated + u
@@ -319,29 +295,80 @@ class GraphWriter:
                 return deleted
 
     def _record_release(self, records: Records, release: Release, identity: dict | None) -> None:
-        props = {
-            "source": release.source,
-            "version": release.version,
-            "license": release.license,
-            "load_id": release.load_id,
-            "retrieved_at": release.retrieved_at,
-            "loaded_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
-            "checksums": json.dumps(release.checksums, sort_keys=True),
-            "code": json.dumps(release.code, sort_keys=True),
-            "counts": json.dumps(records.counts(), sort_keys=True),
-            **({"identity": json.dumps(identity, sort_keys=True)} if identity else {}),
-        }
         self.store.write(
             cypher.load("write_source_version"),
-            {"id": f"{release.id}#{release.load_id}", "source": release.source, "props": props},
+            {
+                "id": f"{release.id}#{release.load_id}",
+                "source": release.source,
+                "props": release_props(records, release, identity),
+            },
         )
 
     def _batches(self, frame: pl.DataFrame) -> Iterator[tuple[int, list[dict]]]:
-        """Rows as dicts without nulls (a null must not erase what another source wrote)."""
-        for offset in range(0, frame.height, self.batch_size):
-            chunk = frame.slice(offset, self.batch_size)
-            rows = [{k: v for k, v in row.items() if v is not None} for row in chunk.to_dicts()]
-            yield offset + chunk.height, rows
+        return batches(frame, self.batch_size)
+
+
+def release_props(records: Records, release: Release, identity: dict | None) -> dict:
+    """The properties of a complete load's ``:SourceVersion`` record."""
+    return {
+        "source": release.source,
+        "version": release.version,
+        "license": release.license,
+        "load_id": release.load_id,
+        "retrieved_at": release.retrieved_at,
+        "loaded_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        "checksums": json.dumps(release.checksums, sort_keys=True),
+        "code": json.dumps(release.code, sort_keys=True),
+        "counts": json.dumps(records.counts(), sort_keys=True),
+        **({"identity": json.dumps(identity, sort_keys=True)} if identity else {}),
+    }
+
+
+def batches(frame: pl.DataFrame, size: int) -> Iterator[tuple[int, list[dict]]]:
+    """(rows done, rows) of ``frame`` in batches of ``size``, as dicts without nulls (a null
+    must not erase what another source wrote)."""
+    for offset in range(0, frame.height, size):
+        chunk = frame.slice(offset, size)
+        rows = [{k: v for k, v in row.items() if v is not None} for row in chunk.to_dicts()]
+        yield offset + chunk.height, rows
+
+
+def write_node_rows(
+    tx: neo4j.ManagedTransaction, label: str, rows: list[dict], source: str, *, stub: bool
+) -> tuple[int, int]:
+    """Write one batch of ``label`` nodes in ``tx``: CREATE the missing ids, update the others
+    (a stub only adds ``source`` to an existing node); returns (created, existing).
+
+    ``label`` must be a schema/ label (it is substituted into Cypher).
+
+    Raises:
+        RecordValidationError: a row would relabel an existing node.
+    """
+    ids = [row["id"] for row in rows]
+    existing = {
+        r["id"]: r["labels"] for r in tx.run(cypher.load("write_lookup_nodes"), ids=ids).data()
+    }
+    for node_id, labels in existing.items():
+        if label not in labels:
+            raise RecordValidationError(
+                f"{source}: record {node_id} is a {label}, but the graph "
+                f"already has it as {'/'.join(sorted(set(labels) - {'Entity'}))}"
+            )
+    new = [row for row in rows if row["id"] not in existing]
+    if new:
+        create = cypher.load("write_create_nodes").replace("{label}", label)
+        tx.run(create, rows=new, source=source).consume()
+    if stub:
+        tx.run(cypher.load("write_touch_stubs"), ids=list(existing), source=source).consume()
+    else:
+        # `sources` is appended to, never replaced (another source's mark stays)
+        old = [
+            {k: v for k, v in row.items() if k != "sources"}
+            for row in rows
+            if row["id"] in existing
+        ]
+        tx.run(cypher.load("write_update_nodes"), rows=old, source=source).consume()
+    return len(new), len(existing)
 
 
 def _ndjson(frame: pl.DataFrame, rel_type: str, handles: dict[str, str]) -> bytes:

@@ -48,6 +48,9 @@ class GraphStore:
         self.database = database
         self.dialect = dialect
         self._http = http  # (base URL, basic-auth header) of ArcadeDB's HTTP API
+        #: write transactions and engine write requests sent through this store (a refresh
+        #: reports its writes from it)
+        self.writes = 0
 
     @classmethod
     def connect(cls, settings: Settings) -> GraphStore:
@@ -198,6 +201,7 @@ class GraphStore:
 
     def in_transaction(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
         """Run ``work`` in one managed write transaction: all of it commits, or none of it."""
+        self.writes += 1
         with self._errors("write transaction"), self.driver.session(database=self.database) as s:
             return s.execute_write(work)
 
@@ -266,6 +270,7 @@ class GraphStore:
         if self._http is None:
             raise StoreError(f"{self.dialect.name} has no HTTP API for {what}")
         base, auth = self._http
+        self.writes += 1
         request = urllib.request.Request(
             f"{base}/api/v1/{endpoint}/{self.database}",
             data=body,

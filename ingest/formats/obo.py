@@ -1,8 +1,9 @@
 """OBO 1.4 reader (fastobo) returning term and relation frames, with errors naming file and line.
 
 Spec: https://owlcollab.github.io/oboformat/doc/obo-syntax.html. Used by HPO (hp.obo) and GO
-(go-basic.obo). Kept: id, name, namespace, def, comment, synonyms, xrefs, alt_ids, is_obsolete,
-is_a and relationship clauses (with the line of each clause's term). Dropped: subsets, property
+(go-basic.obo). Kept: id, name, namespace, def, comment, synonyms, xrefs, alt_ids, is_obsolete
+with replaced_by and consider (where an obsolete term's users should go), is_a and relationship
+clauses (with the line of each clause's term). Dropped: subsets, property
 values, axioms (not used by the graph).
 
 A truncated file is caught three ways: a last line without its newline, a relation to a term the
@@ -29,6 +30,8 @@ TERM_SCHEMA = {
     "xrefs": pl.List(pl.String),
     "alt_ids": pl.List(pl.String),
     "obsolete": pl.Boolean,
+    "replaced_by": pl.List(pl.String),
+    "consider": pl.List(pl.String),
     "line": pl.Int64,
 }
 RELATION_SCHEMA = {
@@ -98,6 +101,8 @@ def read_obo(path: Path) -> OboFrames:
             "xrefs": [],
             "alt_ids": [],
             "obsolete": False,
+            "replaced_by": [],
+            "consider": [],
             "line": term_lines.get(term_id),
         }
         for clause in frame:
@@ -135,9 +140,18 @@ def _apply_clause(term: dict, relations: list[dict], clause: object, term_id: st
         term["alt_ids"].append(str(clause.alt_id))
     elif isinstance(clause, fastobo.term.IsObsoleteClause):
         term["obsolete"] = bool(clause.obsolete)
+    elif isinstance(clause, fastobo.term.ReplacedByClause):
+        term["replaced_by"].append(str(clause.term))
+    elif isinstance(clause, fastobo.term.ConsiderClause):
+        term["consider"].append(str(clause.term))
     elif isinstance(clause, fastobo.term.IsAClause):
         relations.append({"subject": term_id, "predicate": "is_a", "object": str(clause.term)})
     elif isinstance(clause, fastobo.term.RelationshipClause):
         relations.append(
             {"subject": term_id, "predicate": str(clause.typedef), "object": str(clause.term)}
         )
+
+
+def retired_terms(terms: pl.DataFrame) -> pl.DataFrame:
+    """The obsolete terms of a :func:`read_obo` frame: id, replaced_by, consider."""
+    return terms.filter(pl.col("obsolete")).select("id", "replaced_by", "consider").sort("id")

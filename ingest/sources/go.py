@@ -10,7 +10,9 @@ Formats:
 
 Kept:
   * ``GOTerm`` nodes for every non-obsolete term: name, definition (as ``description``),
-    synonyms, xrefs, namespace, a Biolink category by namespace;
+    synonyms, xrefs, namespace, a Biolink category by namespace (obsolete terms only as
+    ``Records.retired``: a term of an earlier load that became obsolete stays findable, flagged,
+    see :mod:`biokg.ingest.delta`);
   * ``IS_A``, ``PART_OF``, ``REGULATES``, ``NEGATIVELY_REGULATES``, ``POSITIVELY_REGULATES``
     edges between live terms (the go-basic relation set);
   * ``Gene`` nodes for every annotated gene product whose DB is a Gene id prefix of schema/
@@ -47,7 +49,7 @@ from biokg.ingest.formats.gaf import GAF_COLUMNS as GAF_COLUMNS
 from biokg.ingest.formats.gaf import GAF_RELATIONS as GAF_RELATIONS
 from biokg.ingest.formats.gaf import GAF_USED as GAF_USED
 from biokg.ingest.formats.gaf import gaf_header, read_gaf
-from biokg.ingest.formats.obo import read_obo
+from biokg.ingest.formats.obo import read_obo, retired_terms
 from biokg.ingest.formats.tabular import header_lines
 from biokg.ingest.offline.go_corpus import build_offline_corpus
 from biokg.ingest.online.download import download
@@ -207,7 +209,11 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
         release.version,
         ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items())),
     )
-    return Records(nodes={"GOTerm": _go_terms(terms, release, schema), "Gene": genes}, edges=edges)
+    return Records(
+        nodes={"GOTerm": _go_terms(terms, release, schema), "Gene": genes},
+        edges=edges,
+        retired={"GOTerm": retired_terms(frames["terms"])},
+    )
 
 
 # --- parsing helpers ----------------------------------------------------------------------

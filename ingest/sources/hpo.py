@@ -19,6 +19,8 @@ Kept:
 
 * ``Phenotype`` nodes: every non-obsolete term (name, definition, synonyms, comment, xrefs with
   prefixes normalised where schema/ knows them, others kept as written) and ``IS_A`` between them.
+  Obsolete terms only as ``Records.retired`` (with ``replaced_by`` and ``consider``): a term of an
+  earlier load that became obsolete stays findable, flagged (:mod:`biokg.ingest.delta`).
 * ``Disease`` nodes (name from the disease's first ``phenotype.hpoa`` line; a few diseases carry
   two spellings) and, per annotation line, ``HAS_PHENOTYPE`` (aspects P, C, M and H, the aspect
   kept as a property) or ``HAS_MODE_OF_INHERITANCE`` (aspect I). ``NOT`` lines are kept as
@@ -46,7 +48,7 @@ import polars as pl
 
 from biokg.curie import normalize_prefix
 from biokg.errors import ConfigError, SourceFormatError
-from biokg.ingest.formats.obo import read_obo
+from biokg.ingest.formats.obo import read_obo, retired_terms
 from biokg.ingest.formats.tabular import check_column, header_lines, read_tsv
 from biokg.ingest.online.download import download
 from biokg.ingest.records import (
@@ -269,6 +271,7 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
         },
         stubs={"Disease": stubs} if stubs.height else {},
         edges=edges,
+        retired={"Phenotype": retired_terms(terms)},
     )
 
 

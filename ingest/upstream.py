@@ -1,0 +1,229 @@
+"""Upstream release discovery: which release each source publishes now, in one small request.
+
+Each source has a *marker*: the smallest document its publisher keeps current with the release
+(:data:`UPSTREAMS`). A refresh asks for it conditionally (``If-None-Match`` with the ETag,
+``If-Modified-Since`` with the ``Last-Modified`` of the previous answer, both kept on the
+current ``:SourceVersion``), so an unchanged source costs one request answered ``304`` and no
+download, parse or write.
+
+| source | marker | release read from it |
+|---|---|---|
+| HPO | GitHub's latest-release JSON of obophenotype/human-phenotype-ontology | ``tag_name`` |
+| GO | ``current.geneontology.org/metadata/release-date.json`` | ``date`` |
+| ChEMBL | the ChEMBL API's ``status.json`` | ``chembl_db_version`` |
+| openFDA | ``api.fda.gov/download.json`` | drug/label and drug/event ``export_date`` |
+| PrimeKG | Harvard Dataverse's latest dataset version (doi:10.7910/DVN/IXA7BM) | version number |
+| KEGG | ``info/kegg`` of the REST API | ``Release ...`` line |
+
+Where a publisher keeps no validators, the marker's body decides (a changed release string). A
+*mirror* (``BIOKG_<SOURCE>_URL``: another server, a local copy, the tests' loopback server)
+serves the marker under :attr:`Upstream.marker_name` and the source's files under their standard
+names; KEGG's mirror is a REST server, as for ``biokg build``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import json
+import shutil
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from biokg.errors import ConfigError, FetchError, SourceFormatError
+from biokg.ingest.online.download import USER_AGENT, download
+from biokg.ingest.online.kegg import REST_URL, release_of
+from biokg.ingest.sources import go, hpo, primekg
+from biokg.settings import Settings
+
+MARKER_TIMEOUT_S = 30
+
+
+def _json_field(*path: str) -> Callable[[bytes, str], str]:
+    """A marker reader: the string at ``path`` in a JSON document."""
+
+    def read(body: bytes, where: str) -> str:
+        try:
+            value = json.loads(body)
+            for key in path:
+                value = value[key]
+        except (ValueError, KeyError, TypeError) as err:
+            raise SourceFormatError(
+                f"{where}: expected a JSON document with {'.'.join(path)} ({err!r})"
+            ) from err
+        return str(value)
+
+    return read
+
+
+def _openfda_exports(body: bytes, where: str) -> str:
+    label = _json_field("results", "drug", "label", "export_date")(body, where)
+    event = _json_field("results", "drug", "event", "export_date")(body, where)
+    return f"label {label}, event {event}"
+
+
+def _dataverse_version(body: bytes, where: str) -> str:
+    major = _json_field("data", "versionNumber")(body, where)
+    minor = _json_field("data", "versionMinorNumber")(body, where)
+    return f"{major}.{minor}"
+
+
+def _kegg_release(body: bytes, where: str) -> str:
+    return release_of(body.decode(errors="replace"), where)
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where a source announces its release, and which files a mirror serves."""
+
+    marker_url: str
+    #: the marker's path under a mirror's base URL
+    marker_name: str
+    read_marker: Callable[[bytes, str], str]
+    #: file names a mirror serves (``.gz`` ones are unpacked); empty: the source's own fetch
+    files: tuple[str, ...] = ()
+    #: official URLs of ``files``; None: refreshed through the source's own online fetch
+    official: dict[str, str] | None = None
+
+
+UPSTREAMS: dict[str, Upstream] = {
+    "hpo": Upstream(
+        "https://api.github.com/repos/obophenotype/human-phenotype-ontology/releases/latest",
+        "release.json",
+        _json_field("tag_name"),
+        (hpo.OBO, hpo.HPOA, hpo.G2P),
+        hpo.SOURCE.urls,
+    ),
+    "go": Upstream(
+        "https://current.geneontology.org/metadata/release-date.json",
+        "release-date.json",
+        _json_field("date"),
+        (go.OBO_FILE, go.GAF_FILE + ".gz"),
+        {
+            go.OBO_FILE: go.SOURCE.urls[go.OBO_FILE],
+            go.GAF_FILE + ".gz": go.SOURCE.urls[go.GAF_FILE],
+        },
+    ),
+    "chembl": Upstream(
+        "https://www.ebi.ac.uk/chembl/api/data/status.json",
+        "status.json",
+        _json_field("chembl_db_version"),
+        ("chembl.sqlite",),
+    ),
+    "openfda": Upstream(
+        "https://api.fda.gov/download.json",
+        "download.json",
+        _openfda_exports,
+        ("harmonized_small.json", "faers_event_postannotation.json"),
+    ),
+    "primekg": Upstream(
+        "https://dataverse.harvard.edu/api/datasets/:persistentId/versions/:latest"
+        "?persistentId=doi:10.7910/DVN/IXA7BM",
+        "dataset.json",
+        _dataverse_version,
+        (primekg.KG_FILE, primekg.DRUG_MAP_FILE),
+        primekg.SOURCE.urls,
+    ),
+    "kegg": Upstream(f"{REST_URL}/info/kegg", "info/kegg", _kegg_release),
+}
+
+
+@dataclass(frozen=True)
+class UpstreamState:
+    """What the marker said: the release, and the validators to ask again conditionally."""
+
+    url: str
+    version: str
+    etag: str | None = None
+    last_modified: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> UpstreamState | None:
+        return cls(**json.loads(text)) if text else None
+
+
+def marker_url(name: str, settings: Settings) -> str:
+    """The marker's URL: under the source's mirror when ``BIOKG_<SOURCE>_URL`` is set."""
+    upstream = UPSTREAMS[name]
+    base = settings.source_url(name)
+    return f"{base.rstrip('/')}/{upstream.marker_name}" if base else upstream.marker_url
+
+
+def check_upstream(name: str, settings: Settings, previous: UpstreamState | None) -> UpstreamState:
+    """Ask the source's marker which release it publishes, conditionally on ``previous``.
+
+    Returns:
+        ``previous`` itself when the server answers 304 Not Modified, else the new state.
+
+    Raises:
+        FetchError: no answer, or a 5xx/429 (retryable).
+        ConfigError: another 4xx (a wrong URL: retrying will not help).
+        SourceFormatError: the marker does not hold what it should.
+    """
+    url = marker_url(name, settings)
+    headers = {"User-Agent": USER_AGENT}
+    if previous is not None and previous.url == url:
+        if previous.etag:
+            headers["If-None-Match"] = previous.etag
+        if previous.last_modified:
+            headers["If-Modified-Since"] = previous.last_modified
+    try:
+        request = urllib.request.Request(url, headers=headers)
+        with urllib.request.urlopen(request, timeout=MARKER_TIMEOUT_S) as response:
+            body = response.read()
+            etag, modified = response.headers.get("ETag"), response.headers.get("Last-Modified")
+    except urllib.error.HTTPError as err:
+        if err.code == 304 and previous is not None:
+            return previous
+        if err.code >= 500 or err.code == 429:
+            raise FetchError(f"{name}: release marker {url}: HTTP {err.code} {err.reason}") from err
+        raise ConfigError(
+            f"{name}: release marker {url}: HTTP {err.code} {err.reason}; check "
+            f"BIOKG_{name.upper()}_URL or the source's marker URL"
+        ) from err
+    except (urllib.error.URLError, http.client.HTTPException, TimeoutError, OSError) as err:
+        raise FetchError(f"{name}: release marker {url} unreachable: {err}") from err
+    version = UPSTREAMS[name].read_marker(body, f"{name}: release marker {url}")
+    return UpstreamState(url, version, etag, modified)
+
+
+def download_inputs(name: str, settings: Settings) -> Path | None:
+    """Download the source's files from its mirror or official URLs into a folder that
+    ``fetch(data_dir=...)`` reads (conditional requests: unchanged files are not downloaded
+    again); None when the source is fetched by its own online client instead.
+
+    Raises:
+        FetchError: a download failed after retries (retryable).
+    """
+    upstream = UPSTREAMS[name]
+    base = settings.source_url(name)
+    if base and upstream.files:
+        urls = {file: f"{base.rstrip('/')}/{file}" for file in upstream.files}
+    elif upstream.official is not None:
+        urls = upstream.official
+    else:
+        return None
+    folder = settings.cache_dir / "refresh" / name
+    for file, url in urls.items():
+        path = download(url, folder / "downloads")
+        _place(path, folder / file.removesuffix(".gz"), packed=file.endswith(".gz"))
+    return folder
+
+
+def _place(downloaded: Path, target: Path, *, packed: bool) -> None:
+    """Copy (or unpack) a downloaded file under the name the source reads."""
+    if target.is_file() and target.stat().st_mtime_ns >= downloaded.stat().st_mtime_ns:
+        return
+    partial = target.with_name(target.name + ".part")
+    with (gzip.open if packed else open)(downloaded, "rb") as src, open(partial, "wb") as out:
+        try:
+            shutil.copyfileobj(src, out, 1 << 20)
+        except (OSError, EOFError) as err:
+            raise SourceFormatError(f"{downloaded}: cannot unpack: {err}") from err
+    partial.replace(target)
