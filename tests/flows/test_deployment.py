@@ -1,0 +1,144 @@
+"""Deployments: a real Prefect server on loopback (SQLite, a temporary PREFECT_HOME) runs the
+served ``refresh-hpo`` deployment to completion, and the run's artifact holds the report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from own_graph import fresh_graph_settings
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+from prefect.deployments import run_deployment
+from prefect.exceptions import ObjectNotFound
+from prefect.settings import PREFECT_API_URL, temporary_settings
+from upstream import Upstream, hpo_release, publish
+
+from biokg.flows.deploy import SCHEDULES
+from biokg.flows.refresh import REPORT_KEY
+from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+STARTUP_S = 120
+
+
+def _wait(url: str, process: subprocess.Popen, what: str) -> None:
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"{what} did not answer at {url} within {STARTUP_S} s")
+
+
+def _wait_for_deployment(name: str, process: subprocess.Popen) -> None:
+    """Until the serving process has registered ``name`` with the server."""
+    deadline = time.monotonic() + STARTUP_S
+    with get_client(sync_client=True) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the serving process exited with {process.returncode}")
+            try:
+                client.read_deployment_by_name(name)
+                return
+            except ObjectNotFound:
+                time.sleep(0.5)
+    raise TimeoutError(f"deployment {name} not registered within {STARTUP_S} s")
+
+
+@pytest.fixture
+def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict]]:
+    """``prefect server start`` on a free loopback port; (API URL, the environment it uses)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{tmp_path}/prefect.db",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_UI_ENABLED": "false",
+    }
+    command = ["prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(
+        [sys.executable, "-m", *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    api = f"http://127.0.0.1:{port}/api"
+    try:
+        _wait(f"{api}/health", server, "prefect server")
+        yield api, {**env, "PREFECT_API_URL": api}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
+    prefect_server: tuple[str, dict],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    api, env = prefect_server
+    upstream = Upstream()
+    http = upstream.serve()
+    publish(upstream, "hpo", hpo_release(), at=1.7e9)
+    own = fresh_graph_settings(tmp_path_factory)
+    GraphStore.connect(own).close()  # the graph's engine, found by the flow run's process
+    served = subprocess.Popen(
+        [sys.executable, "-m", "biokg.flows.deploy"],
+        cwd=REPO,
+        env={
+            **env,
+            "BIOKG_HOME": str(own.home),
+            "BIOKG_BOLT_PORT": str(own.bolt_port),
+            "BIOKG_HTTP_PORT": str(own.http_port),
+            "BIOKG_HPO_URL": f"{upstream.url}/hpo",
+        },
+    )
+    try:
+        with temporary_settings({PREFECT_API_URL: api}):
+            _wait_for_deployment("refresh/refresh-hpo", served)
+            run = run_deployment(
+                "refresh/refresh-hpo",
+                parameters={"sources": ["hpo"], "offline": True, "sample": True, "embed": False},
+                timeout=300,
+            )
+            with get_client(sync_client=True) as client:
+                artifacts = client.read_artifacts(
+                    artifact_filter=ArtifactFilter(
+                        flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])
+                    )
+                )
+        assert run.state is not None and run.state.is_completed(), run.state
+        [report] = [a for a in artifacts if a.key == REPORT_KEY]
+        assert "| hpo | reloaded | - → 2025-01-16 |" in report.data
+        assert upstream.statuses("/hpo/release.json") == [200]
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
+        http.shutdown()
+        embedded.stop_background(own)
+
+
+def test_prefect_yaml_declares_the_served_deployments_and_schedules() -> None:
+    declared = yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"]
+    found = {
+        d["name"]: (
+            d["parameters"].get("sources", []),
+            d["schedules"][0]["cron"] if d["schedules"] else None,
+        )
+        for d in declared
+    }
+    assert found == SCHEDULES
+    assert {d["entrypoint"] for d in declared} == {"flows/refresh.py:refresh_flow"}
