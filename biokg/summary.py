@@ -58,3 +58,12 @@ def merge_summary(store: GraphStore) -> dict[str, Any]:
         if r.get("drugs")
     }
     return {"labels": dict(sorted(labels.items())), "drugs": drugs, "disease_bridge": bridge}
+
+
+def load_history(store: GraphStore, *, limit: int = 50) -> list[dict[str, Any]]:
+    """Every load newest first (``biokg status --history``), each with the report of the refresh
+    that made it (None for a build)."""
+    rows = store.read(cypher.load("refresh_history"), {"limit": limit})
+    for row in rows:
+        row["refresh"] = json.loads(row["refresh"]) if row.get("refresh") else None
+    return rows

@@ -5,7 +5,8 @@ transient errors only), parse and validate every source (never retried: a format
 permanent), resolve drug identities across sources, write each, then embed the text of new and
 changed nodes (retried on transient errors: it is idempotent). All logic lives in
 :mod:`biokg.ingest.build` and :mod:`biokg.ingest.embedding.nodes`; tasks are thin.
-Scheduling and change-driven refresh build on this flow (see flows/README in a later issue).
+Scheduled, change-driven refresh: flows/refresh.py (each load here keeps the snapshot a refresh
+compares with).
 
 Tasks hand Records (polars frames) to the write task in memory, so those tasks disable result
 caching and persistence: hashing frames for cache keys is slow and unreliable
@@ -32,6 +33,7 @@ from biokg.ingest.build import (
     split_unchanged,
     write_records,
 )
+from biokg.ingest.delta import save_snapshot
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.embedding.static import node_embedder
@@ -95,6 +97,7 @@ def write(
         identity=identity,
         rewrite=rewrite,
     )
+    save_snapshot(settings.cache_dir, planned.release, records)  # a refresh's next baseline
     return result.__dict__
 
 

@@ -24,6 +24,7 @@ from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
 from biokg.ingest.bridge import bridge_diseases
+from biokg.ingest.delta import save_snapshot
 from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
@@ -213,6 +214,7 @@ def build(
                 rewrite=force,
             )
         )
+        save_snapshot(settings.cache_dir, plan.release, records)  # a refresh's next baseline
     results.append(bridge(store, writer, settings, offline=offline, force=force))
     return results
 

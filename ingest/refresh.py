@@ -324,11 +324,3 @@ def markdown_report(reports: Iterable[SourceReport], *, title: str = "biokg refr
             f"| {nodes} | {edges} | {r.writes} | {r.duration_s:.1f} | {note} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def history(store: GraphStore, *, limit: int = 50) -> list[dict]:
-    """Loads newest first, each with the refresh report that made it (None for builds)."""
-    rows = store.read(cypher.load("refresh_history"), {"limit": limit})
-    for row in rows:
-        row["refresh"] = json.loads(row["refresh"]) if row.get("refresh") else None
-    return rows

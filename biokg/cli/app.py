@@ -14,6 +14,7 @@ import typer
 #: command name → (module, function), in the order help lists them
 COMMANDS = {
     "build": ("biokg.cli.build", "build_command"),
+    "refresh": ("biokg.cli.refresh", "refresh_command"),
     "embed": ("biokg.cli.embed", "embed_command"),
     "status": ("biokg.cli.status", "status_command"),
     "resolve": ("biokg.cli.resolve", "resolve_command"),

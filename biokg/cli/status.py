@@ -13,7 +13,7 @@ from biokg.cli import console, handle_errors
 from biokg.schema import load_schema, render_markdown
 from biokg.settings import Settings
 from biokg.store import GraphStore, neo4j_cypher_files
-from biokg.summary import graph_summary, merge_summary
+from biokg.summary import graph_summary, load_history, merge_summary
 
 schema_app = typer.Typer(
     help="Documentation and Cypher generated from schema/.", no_args_is_help=True
@@ -75,16 +75,42 @@ def print_merges(report: dict) -> None:
         console.print(f"conflicts (left unbridged): {bridge['conflicts']}")
 
 
+def print_history(rows: list[dict]) -> None:
+    table = Table("loaded at", "source", "version", "current", "how", "edges +/~/−", "writes")
+    for row in rows:
+        report = row["refresh"]
+        how, edges, writes = "build", "", ""
+        if report:
+            how = f"refresh: {report['status']}"
+            edges = (
+                f"+{report['edges_added']} ~{report['edges_changed']} −{report['edges_removed']}"
+            )
+            writes = str(report["writes"])
+        table.add_row(
+            row["loaded_at"], row["source"], row["version"], str(row["current"]), how, edges, writes
+        )
+    console.print(table)
+
+
 @handle_errors
 def status_command(
     output: str = typer.Option("table", "--output", "-o", help="table or json"),
     merges: bool = typer.Option(
         False, "--merges", help="Where sources met: merged nodes, bridges, conflicts."
     ),
+    history: bool = typer.Option(
+        False, "--history", help="Every load, newest first, with the refresh report that made it."
+    ),
 ) -> None:
     """Counts per label, relationship type and source, and the loaded source versions."""
     with GraphStore.connect(Settings.from_env()) as store:
-        if merges:
+        if history:
+            rows = load_history(store)
+            if output == "json":
+                print(json.dumps(rows, indent=2, default=str))
+            else:
+                print_history(rows)
+        elif merges:
             report = merge_summary(store)
             if output == "json":
                 print(json.dumps(report, indent=2))

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from own_graph import fresh_graph_settings
 from prefect.testing.utilities import prefect_test_harness
+from typer.testing import CliRunner
 from upstream import Upstream, go_release, hpo_release, publish
 
+from biokg.cli.app import app
 from biokg.flows.refresh import refresh_flow
 from biokg.ingest.delta import snapshot_dir
 from biokg.settings import Settings
@@ -247,3 +249,50 @@ def test_a_bad_file_fails_its_source_only_and_leaves_its_load_as_it_was(
         {"s": HPO},
     )
     assert after == [v for v in versions if not v["id"].startswith(HPO)]
+
+
+def test_cli_refresh_reports_and_status_history_lists_the_refresh_loads(
+    loaded: GraphStore,
+    upstream: Upstream,
+    mirror_settings: Settings,
+    go_folder: Path,
+    test_data_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run(mirror_settings)
+    publish(upstream, "go", go_release(test_data_cache, go_folder, date="2022-10-01"), at=2e9)
+    for key, value in {
+        "BIOKG_HOME": str(mirror_settings.home),
+        "BIOKG_BOLT_PORT": str(mirror_settings.bolt_port),
+        "BIOKG_HTTP_PORT": str(mirror_settings.http_port),
+        "BIOKG_HPO_URL": mirror_settings.source_url("hpo"),
+        "BIOKG_GO_URL": mirror_settings.source_url("go"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    runner = CliRunner()
+    refreshed = runner.invoke(
+        app,
+        [
+            "refresh",
+            "--sources",
+            "hpo,go",
+            "--offline",
+            "--sample",
+            "--no-embed",
+            "--output",
+            "json",
+        ],
+    )
+    assert refreshed.exit_code == 0, refreshed.output
+    assert [(r["source"], r["status"]) for r in json.loads(refreshed.output)][:2] == [
+        ("hpo", "unchanged"),
+        ("go", "updated"),
+    ]
+    shown = runner.invoke(app, ["status", "--history", "--output", "json"])
+    assert shown.exit_code == 0, shown.output
+    loads = json.loads(shown.output)
+    hpo_loads = [row for row in loads if row["source"] == HPO]
+    # the first load (no snapshot: whole) and the later deltas, newest first
+    assert hpo_loads[-1]["refresh"]["status"] == "reloaded"
+    assert {row["refresh"]["status"] for row in hpo_loads[:-1]} == {"updated"}
+    assert [row["current"] for row in hpo_loads].count(True) == 1
