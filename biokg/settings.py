@@ -63,8 +63,10 @@ class Settings:
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
     source_dirs: tuple[tuple[str, Path], ...] = ()
-    # BIOKG_<SOURCE>_URL (e.g. BIOKG_KEGG_URL; default unset): the REST API base URL of a source
-    # fetched from one (KEGG: https://rest.kegg.jp), for a mirror or a local test server.
+    # BIOKG_<SOURCE>_URL (e.g. BIOKG_KEGG_URL, BIOKG_HPO_URL; default unset): the REST API base URL
+    # of a source fetched from one (KEGG: https://rest.kegg.jp), for a mirror or a local test
+    # server; for `biokg refresh`, a mirror serving the source's release marker and files under
+    # their standard names (biokg.ingest.upstream). Danger: what it serves is loaded as the source.
     source_urls: tuple[tuple[str, str], ...] = ()
     # BIOKG_<SOURCE>_ACCEPT_LICENSE=1 (e.g. BIOKG_KEGG_ACCEPT_LICENSE; default unset): accept the
     # terms of an opt-in source, as `biokg build --accept-kegg-license` does for one run. Without

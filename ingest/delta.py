@@ -86,10 +86,6 @@ class Delta:
             "nodes_obsoleted": sum(f.height for f in self.retired.values()),
         }
 
-    @property
-    def empty(self) -> bool:
-        return not any(self.counts().values())
-
 
 # -- snapshots ------------------------------------------------------------------------------
 def snapshot_dir(cache_dir: Path, source: str, load_id: str) -> Path:
@@ -236,7 +232,7 @@ def apply_delta(
             tx.run(cypher.load("delta_retire_nodes"), rows=rows, source=source).consume()
         for label, ids in sorted(delta.released.items()):
             statement = cypher.load("delta_release_nodes").replace(
-                "{label}", schema_label(schema, label)
+                "{label}", _declared(schema, label)
             )
             tx.run(statement, ids=ids, source=source).consume()
         tx.run(
@@ -249,7 +245,7 @@ def apply_delta(
     store.in_transaction(work)
 
 
-def schema_label(schema: GraphSchema, label: str) -> str:
+def _declared(schema: GraphSchema, label: str) -> str:
     """``label`` once schema/ declares it (it is substituted into Cypher)."""
     schema.label(label)
     return label
@@ -264,7 +260,7 @@ def _write_nodes(
     *,
     stub: bool,
 ) -> None:
-    schema_label(schema, label)
+    _declared(schema, label)
     for _, rows in batches(frame, STATEMENT_ROWS):
         write_node_rows(tx, label, rows, source, stub=stub)
 
@@ -291,8 +287,8 @@ def _write_edges(
         statement = (
             cypher.load(statement_name)
             .replace("{type}", rel_type)
-            .replace("{from}", schema_label(schema, subject_label))
-            .replace("{to}", schema_label(schema, object_label))
+            .replace("{from}", _declared(schema, subject_label))
+            .replace("{to}", _declared(schema, object_label))
         )
         for _, rows in batches(part.drop("subject_label", "object_label"), STATEMENT_ROWS):
             batch = [
@@ -319,7 +315,7 @@ def _delete_edges(
         statement = (
             cypher.load("delta_delete_edges")
             .replace("{type}", rel_type)
-            .replace("{from}", schema_label(schema, subject_label))
+            .replace("{from}", _declared(schema, subject_label))
         )
         rows = part.select("id", "subject").to_dicts()
         for offset in range(0, len(rows), STATEMENT_ROWS):

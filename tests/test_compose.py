@@ -33,3 +33,13 @@ def test_api_serves_beyond_loopback_only_with_a_key_and_waits_for_neo4j() -> Non
     assert api["environment"]["BIOKG_API_KEY"] == "${BIOKG_API_KEY:-}"
     assert api["depends_on"]["neo4j"]["condition"] == "service_healthy"
     assert "/health" in " ".join(api["healthcheck"]["test"])
+
+
+def test_worker_runs_the_refresh_pool_and_keeps_its_snapshots() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    worker = compose["services"]["prefect-worker"]
+    assert "--pool biokg" in worker["command"]  # prefect.yaml's work pool
+    home = worker["environment"]["BIOKG_HOME"]
+    assert any(v.endswith(f":{home}") for v in worker["volumes"])
+    assert worker["volumes"][0].split(":")[0] in compose["volumes"]
+    assert worker["depends_on"]["prefect-server"]["condition"] == "service_healthy"

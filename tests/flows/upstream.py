@@ -91,14 +91,20 @@ G2P_ROWS = 20
 
 
 def hpo_release(
-    *, version: str = "2025-01-16", add: bool = False, remove: bool = False, edit: bool = False
+    *,
+    version: str = "2025-01-16",
+    add: bool = False,
+    remove: bool = False,
+    edit: bool = False,
+    obsolete: bool = False,
 ) -> dict[str, bytes]:
     """hp.obo, phenotype.hpoa and genes_to_phenotype.txt: real lines of the 2025-01-16 release.
 
     ``add`` appends a line giving OMIM:619340 (DEE 96) HP:0001250 (Seizure), a term the slice
     holds; ``remove`` drops data line 3 (DEE 96 - HP:0001518); ``edit`` changes the evidence of
     data line 1 (DEE 96 - HP:0011097, PCS → TAS), which keeps the edge's id (evidence is no
-    qualifier) and changes its content.
+    qualifier) and changes its content. ``obsolete`` makes HP:0001518 (Small for gestational age,
+    a leaf of the slice) obsolete, replaced by HP:0001250, as HPO marks retired terms.
     """
     text = (HPO_DATA / "phenotype.hpoa").read_text(encoding="utf-8").splitlines(keepends=True)
     header = text[:5]
@@ -120,6 +126,8 @@ def hpo_release(
         fields[3], fields[5], fields[7] = "HP:0001250", "PCS", "1/2"
         rows.append("\t".join(fields))
     obo = _obo_slice(terms).replace("hp/releases/2025-01-16", f"hp/releases/{version}")
+    if obsolete:
+        obo = _retire(obo, "HP:0001518", "HP:0001250")
     return {
         "hp.obo": obo.encode(),
         "phenotype.hpoa": "".join(header + rows).encode(),
@@ -145,6 +153,16 @@ def _obo_slice(ids: set[str]) -> str:
             todo += [ln.split()[1] for ln in stanzas[term] if ln.startswith("is_a: ")]
     kept = ["\n".join(lines) for term, lines in stanzas.items() if term in wanted]
     return header + "\n\n" + "\n\n".join(kept) + "\n"
+
+
+def _retire(obo: str, term: str, replacement: str) -> str:
+    """The stanza of ``term`` as HPO writes a retired one: no is_a, obsolete, replaced_by."""
+    start = obo.index(f"[Term]\nid: {term}\n")
+    end = obo.find("\n\n", start)
+    stanza = obo[start:end].splitlines()
+    kept = [ln for ln in stanza if not ln.startswith("is_a: ")]
+    kept += ["is_obsolete: true", f"replaced_by: {replacement}"]
+    return obo[:start] + "\n".join(kept) + obo[end:]
 
 
 # -- GO ----------------------------------------------------------------------------------------

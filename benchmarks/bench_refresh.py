@@ -1,0 +1,166 @@
+"""Benchmark: refresh of the full offline corpus with nothing changed, and with 1% of GO's
+annotation lines changed, beside a full reload of GO.
+
+The offline files of HPO, GO, ChEMBL and PrimeKG are published by a loopback HTTP mirror
+(Last-Modified / If-Modified-Since) with a release marker per source; openFDA has no mirror and
+is read from its offline folder (its checksums decide, no request). ChEMBL, PrimeKG and openFDA
+are samples (only upper count bounds apply). Steps, on a fresh embedded graph: a first refresh
+loads everything whole (and keeps the snapshots), a second finds every marker unchanged, then
+every 100th GAF annotation line gets another evidence code and a new release date, and GO is
+refreshed as a delta; last, the same GO release is reloaded whole (``biokg build --force``) for
+comparison. Writes are the engine's own count of committed write transactions (``writeTx``).
+
+    python benchmarks/bench_refresh.py [--every 100]
+
+Offline inputs are made once in ~/.cache/biokg/bench (as bench_build.py does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import gzip
+import json
+import os
+import platform
+import shutil
+import tempfile
+import threading
+import time
+import urllib.request
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from biokg.ingest.build import build, fetch_source
+from biokg.ingest.refresh import markdown_report, refresh
+from biokg.ingest.upstream import UPSTREAMS
+from biokg.settings import Settings
+from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port
+
+SOURCES = ("hpo", "go", "chembl", "primekg", "openfda")
+MIRRORED = ("hpo", "go", "chembl", "primekg")
+MARKERS = {
+    "hpo": lambda v: {"tag_name": f"v{v}"},
+    "go": lambda v: {"date": v},
+    "chembl": lambda v: {"chembl_db_version": v},
+    "primekg": lambda v: {"data": {"versionNumber": v, "versionMinorNumber": 0}},
+}
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def publish_offline(mirror: Path, bench_cache: Path) -> None:
+    """The offline files of each source under its standard names, and its release marker."""
+    offline = Settings.from_env({"BIOKG_HOME": str(bench_cache.parent / "bench-home")})
+    offline.home.mkdir(parents=True, exist_ok=True)
+    if not (offline.home / "cache").exists():
+        (offline.home / "cache").symlink_to(bench_cache)
+    for name in MIRRORED:
+        folder = mirror / name
+        folder.mkdir(parents=True)
+        planned = fetch_source(name, offline, offline=True)
+        for file in UPSTREAMS[name].files:
+            source = planned.fetched.files[file.removesuffix(".gz")]
+            if file.endswith(".gz"):
+                (folder / file).write_bytes(gzip.compress(source.read_bytes(), 1, mtime=0))
+            else:
+                shutil.copy(source, folder / file)
+        marker = folder / UPSTREAMS[name].marker_name
+        marker.write_text(json.dumps(MARKERS[name](planned.fetched.version)))
+
+
+def change_go(mirror: Path, every: int) -> int:
+    """Give every ``every``-th annotation line another evidence code; a new release date."""
+    path = mirror / "go" / "goa_human.gaf.gz"
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines(keepends=True)
+    changed = 0
+    for n, line in enumerate(lines):
+        if not line.startswith("!") and n % every == 0:
+            fields = line.split("\t")
+            fields[6] = "TAS" if fields[6] != "TAS" else "IDA"
+            lines[n] = "\t".join(fields)
+            changed += 1
+    path.write_bytes(gzip.compress("".join(lines).encode(), 1, mtime=0))
+    (mirror / "go" / "release-date.json").write_text(json.dumps({"date": "2099-01-01"}))
+    later = time.time() + 10
+    for file in (path, mirror / "go" / "release-date.json"):
+        os.utime(file, (later, later))
+    return changed
+
+
+def engine_writes(settings: Settings) -> int:
+    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{settings.http_port}/api/v1/server?mode=default",
+        headers={"Authorization": f"Basic {token}"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        return json.loads(answer.read())["metrics"]["profiler"]["writeTx"]["count"]
+
+
+def timed(settings: Settings, what: str, work) -> object:
+    writes, started = engine_writes(settings), time.perf_counter()
+    result = work()
+    seconds = time.perf_counter() - started
+    print(f"{what}: {seconds:.2f} s, {engine_writes(settings) - writes} write transactions")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--every", type=int, default=100, help="change every N-th GAF line")
+    args = parser.parse_args()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    bench_cache = Path.home() / ".cache" / "biokg" / "bench"
+    bench_cache.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="biokg-bench-refresh-"))
+    mirror = work / "mirror"
+    publish_offline(mirror, bench_cache)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(mirror)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = {f"BIOKG_{name.upper()}_URL": f"{base}/{name}" for name in MIRRORED}
+    settings = Settings.from_env(
+        {
+            **env,
+            "BIOKG_HOME": str(work / "home"),
+            "BIOKG_BOLT_PORT": str(free_port()),
+            "BIOKG_HTTP_PORT": str(free_port()),
+        }
+    )
+    (work / "home" / "cache").mkdir(parents=True)
+    (work / "home" / "cache" / "debian").symlink_to(bench_cache / "debian")
+    run = functools.partial(refresh, sources=SOURCES, offline=True, sample=True, embed=False)
+    try:
+        with GraphStore.connect(settings) as store:
+            first = timed(
+                settings, "first refresh (every source loaded whole)", lambda: run(store, settings)
+            )
+            print(markdown_report(first))
+            same = timed(settings, "refresh, nothing changed", lambda: run(store, settings))
+            print(markdown_report(same))
+            lines = change_go(mirror, args.every)
+            print(f"changed {lines:,} GO annotation lines (every {args.every}th)")
+            delta = timed(settings, "refresh, GO changed", lambda: run(store, settings))
+            print(markdown_report(delta))
+            folder = settings.cache_dir / "refresh" / "go"
+            timed(
+                settings,
+                "full reload of the same GO release (biokg build --force)",
+                lambda: build(store, settings, ("go",), data_dir=folder, force=True),
+            )
+    finally:
+        server.shutdown()
+        embedded.stop_background(settings)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
