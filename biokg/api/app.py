@@ -1,6 +1,7 @@
 """The FastAPI app: routes, the API-key check, error mapping, and a lifespan that owns the graph.
 
-Authentication: with ``BIOKG_API_KEY`` set, every route but ``/health`` and the docs requires
+Authentication: with ``BIOKG_API_KEY`` set, every route but ``/health``, the docs and the
+explorer page (``/``, ``/static``, ``/explorer/config``: no graph data) requires
 the key in the ``X-API-Key`` header (compared in constant time), else 401. With no key set,
 requests are not authenticated, and :func:`check_bind` keeps ``biokg serve`` on loopback.
 """
@@ -16,9 +17,11 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import FastAPI, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader
+from fastapi.staticfiles import StaticFiles
 
 from biokg import __version__
 from biokg.api.errors import install_error_handlers
+from biokg.api.explorer import explorer
 from biokg.api.routes import protected, public
 from biokg.errors import ConfigError
 from biokg.graph_agent.agent import GraphAgent
@@ -61,6 +64,8 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
     app.state.api_key = settings.api_key
     install_error_handlers(app)
     app.include_router(public)
+    app.include_router(explorer)
+    app.mount("/static", StaticFiles(packages=[("biokg.api", "static")]), name="static")
     app.include_router(protected, dependencies=[Security(require_api_key)])
     return app
 

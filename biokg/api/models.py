@@ -93,6 +93,20 @@ class EntityDetails(_Model):
     properties: dict[str, Any] = Field(description="the label's own properties (symbol, ...)")
 
 
+class LabelDisplay(_Model):
+    """How the page draws one label's nodes."""
+
+    color: str = Field(description="fill colour, #RRGGBB")
+    caption: str = Field(description="the node property shown as its caption")
+
+
+class ExplorerConfig(_Model):
+    """What the page needs before its first graph call."""
+
+    api_key_required: bool = Field(description="send X-API-Key with every graph call")
+    labels: dict[str, LabelDisplay]
+
+
 class Health(_Model):
     """The engine answered; which database it serves and the loaded source versions."""
 
