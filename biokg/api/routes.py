@@ -13,7 +13,7 @@ from typing import Annotated, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic_core import to_json
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -43,6 +43,16 @@ def get_agent(request: Request) -> GraphAgent:
 
 
 Agent = Annotated[GraphAgent, Depends(get_agent)]
+#: A node id: a CURIE, prefix:local id (``CHEMBL.COMPOUND:CHEMBL192``); anything else is a 422.
+Curie = Annotated[
+    str,
+    Path(
+        pattern=r"^[A-Za-z][A-Za-z0-9._-]*:\S+$",
+        max_length=200,
+        description="a node id, prefix:local id, e.g. CHEMBL.COMPOUND:CHEMBL192 "
+        "(find ids by name with GET /search)",
+    ),
+]
 
 
 def request_timeout(budget: Budget) -> float:
@@ -166,7 +176,7 @@ async def search(
 
 
 @protected.get("/entities/{curie}", response_model=EntityDetails, tags=["graph"])
-async def entity(agent: Agent, curie: str) -> EntityDetails:
+async def entity(agent: Agent, curie: Curie) -> EntityDetails:
     """One entity: id, name, Biolink category, synonyms, xrefs, sources with the releases loaded,
     and its label's own properties."""
     work = functools.partial(entity_details, agent.store, agent.schema, curie)
@@ -176,7 +186,7 @@ async def entity(agent: Agent, curie: str) -> EntityDetails:
 @protected.get("/entities/{curie}/neighbourhood", response_model=Neighbourhood, tags=["graph"])
 async def entity_neighbourhood(
     agent: Agent,
-    curie: str,
+    curie: Curie,
     types: Annotated[
         str | None, Query(description="comma-separated relationship types; default all")
     ] = None,

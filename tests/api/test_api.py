@@ -7,6 +7,7 @@ import time
 
 import anyio
 import pytest
+import rdflib
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -285,3 +286,74 @@ def test_serve_command_refuses_open_host_without_key() -> None:
 
 def test_api_key_is_not_in_the_settings_repr() -> None:
     assert "s3cret" not in repr(Settings.from_env({"BIOKG_API_KEY": "s3cret"}))
+
+
+def test_entity_card_of_a_known_curie(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.get(f"/entities/{VIAGRA}", headers=auth)
+    assert response.status_code == 200, response.text
+    card = response.json()
+    assert card["id"] == VIAGRA and card["label"] == "Drug"
+    assert card["category"] == "biolink:Drug"  # the Drug label's category in schema/nodes.yaml
+    assert "VIAGRA" in card["synonyms"]  # the brand name openFDA's label gives it
+    releases = {s["source"]: s["version"] for s in card["sources"]}
+    assert {"infores:chembl", "infores:openfda"} <= set(releases) and all(releases.values())
+    assert "embedding" not in card["properties"] and "Viagra" in card["properties"]["brand_names"]
+
+
+@pytest.mark.parametrize(
+    ("curie", "status", "kind", "says"),
+    [
+        ("CHEMBL.COMPOUND:CHEMBL0", 404, "EntityNotFoundError", "GET /search?q="),
+        ("sildenafil", 422, "RequestValidationError", "pattern"),
+        (":CHEMBL192", 422, "RequestValidationError", "pattern"),
+        ("CHEMBL.COMPOUND: 192", 422, "RequestValidationError", "pattern"),
+    ],
+    ids=["unknown", "no-prefix", "empty-prefix", "space"],
+)
+def test_entity_card_errors_say_what_to_do(
+    client: TestClient, auth: dict[str, str], curie: str, status: int, kind: str, says: str
+) -> None:
+    response = client.get(f"/entities/{curie}", headers=auth)
+    assert response.status_code == status
+    body = response.json()
+    assert body["type"] == kind and says in body["error"], body
+    if status == 422:
+        assert body["fields"] == ["curie"]
+    else:
+        assert curie in body["error"]
+
+
+def test_ask_as_turtle_parses_and_holds_the_claims(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    response = client.post(
+        "/ask", params={"format": "turtle"}, json={"question": TARGETS_Q}, headers=auth
+    )
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/turtle")
+    graph = rdflib.Graph().parse(data=response.text, format="turtle")
+    rows = graph.query(
+        """PREFIX prov: <http://www.w3.org/ns/prov#>
+        PREFIX dcterms: <http://purl.org/dc/terms/>
+        PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+        SELECT ?text ?record WHERE {
+          ?answer <urn:biokg:vocab#claim> ?claim ; rdfs:label ?question .
+          ?claim rdfs:comment ?text ; prov:wasDerivedFrom ?st ; dcterms:references ?gene .
+          ?gene dcterms:identifier ?g .
+          ?st dcterms:source ?record }""",
+        initBindings={"g": rdflib.Literal(PDE5A), "question": rdflib.Literal(TARGETS_Q)},
+    )
+    [(text, record)] = list(rows)
+    answer = Answer.model_validate(
+        client.post("/ask", json={"question": TARGETS_Q}, headers=auth).json()
+    )
+    claim = next(c for c in answer.claims if PDE5A in c.node_ids)
+    assert str(text) == claim.text  # the same claim as the JSON answer's
+    assert str(record) == claim.sources[0].source_record  # chembl.sqlite#drug_mechanism/...
+
+
+def test_ask_in_an_unknown_format_is_422(client: TestClient, auth: dict[str, str]) -> None:
+    response = client.post(
+        "/ask", params={"format": "xml"}, json={"question": TARGETS_Q}, headers=auth
+    )
+    assert response.status_code == 422 and response.json()["fields"] == ["format"]
