@@ -12,9 +12,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from biokg.graph_agent.agent import MAX_QUESTION_CHARS
 from biokg.graph_agent.models import EvidenceEdge, EvidenceNode, QueryRecord
 from biokg.graph_agent.runner import Budget
+
+#: The longest question the API takes (the agent itself takes up to 2,000 characters): linking
+#: time grows with the text, and a question this long already runs within the request deadline
+#: on a loaded 2-core machine; longer is a 422 naming the field.
+MAX_QUESTION_CHARS = 500
+#: The longest text ``GET /search`` takes: a name, synonym, brand name or id, not a passage.
+MAX_SEARCH_CHARS = 200
 
 
 class _Model(BaseModel):

@@ -20,10 +20,16 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from biokg import cypher
 from biokg.api.entities import entity_details
 from biokg.api.errors import error_body
-from biokg.api.models import AskRequest, EntityDetails, Health, Neighbourhood
+from biokg.api.models import (
+    MAX_SEARCH_CHARS,
+    AskRequest,
+    EntityDetails,
+    Health,
+    Neighbourhood,
+)
 from biokg.api.neighbourhood import neighbourhood
 from biokg.errors import BiokgError, BudgetExceededError
-from biokg.graph_agent.agent import MAX_QUESTION_CHARS, GraphAgent
+from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
 from biokg.rdf import answer_graph
@@ -166,7 +172,7 @@ def _event(name: str, data: dict) -> ServerSentEvent:
 @protected.get("/search", response_model=list[Candidate], tags=["graph"])
 async def search(
     agent: Agent,
-    q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION_CHARS)],
+    q: Annotated[str, Query(min_length=1, max_length=MAX_SEARCH_CHARS)],
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
 ) -> list[Candidate]:
     """Nodes a name, synonym, brand name or id may mean, best first (ambiguity kept)."""

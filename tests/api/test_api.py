@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from biokg.api.app import check_bind, create_app
 from biokg.api.errors import error_status
-from biokg.api.models import BudgetRequest
+from biokg.api.models import MAX_QUESTION_CHARS, MAX_SEARCH_CHARS, BudgetRequest
 from biokg.api.routes import in_thread
 from biokg.cli.app import app as cli_app
 from biokg.errors import (
@@ -357,3 +357,27 @@ def test_ask_in_an_unknown_format_is_422(client: TestClient, auth: dict[str, str
         "/ask", params={"format": "xml"}, json={"question": TARGETS_Q}, headers=auth
     )
     assert response.status_code == 422 and response.json()["fields"] == ["format"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params", "body", "field"),
+    [
+        ("GET", "/search", {"q": "a" * (MAX_SEARCH_CHARS + 1)}, None, "q"),
+        ("POST", "/ask", None, {"question": "a" * (MAX_QUESTION_CHARS + 1)}, "question"),
+        ("POST", "/ask/stream", None, {"question": "a" * (MAX_QUESTION_CHARS + 1)}, "question"),
+    ],
+    ids=["search", "ask", "stream"],
+)
+def test_text_longer_than_the_api_takes_is_422_naming_the_field(
+    client: TestClient,
+    auth: dict[str, str],
+    method: str,
+    path: str,
+    params: dict | None,
+    body: dict | None,
+    field: str,
+) -> None:
+    response = client.request(method, path, params=params, json=body, headers=auth)
+    assert response.status_code == 422
+    error = response.json()
+    assert error["fields"] == [field] and "at most" in error["error"], error
