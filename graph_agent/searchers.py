@@ -75,6 +75,8 @@ class VectorSearcher:
 
     def __call__(self, text: str, read: Reader | None = None) -> list[tuple[str, float]]:
         words = _words(text)
+        if not any(c.isalpha() for c in text):
+            return []  # "0", "3.5": a number means nothing by itself
         if len(words) == 1 and not self.embedder.knows(next(iter(words))):
             return []  # one word the model cuts into pieces: a name, near names spelt alike
         [vector] = self.embedder.embed([text])

@@ -25,7 +25,7 @@ from biokg.ingest.embedding.nodes import (
     text_chunks,
     vector_search,
 )
-from biokg.ingest.embedding.onnx import OnnxEmbedder
+from biokg.ingest.embedding.onnx import LENGTH_BATCH, OnnxEmbedder
 from biokg.ingest.embedding.static import StaticEmbedder, node_embedder
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -301,8 +301,12 @@ def test_static_node_embedder_is_distilled_once_from_the_packaged_model(tmp_path
 
 
 def test_onnx_question_embedder_gives_the_packaged_models_vectors(tmp_path: Path) -> None:
-    # texts of different lengths in one batch: padding must not change any vector
+    # more texts than one model call takes, lengths mixed: grouping them by length and padding
+    # must neither change a vector nor its order
     texts = ["high blood pressure", "Hypertension", "What does Viagra target in the body?"]
+    texts += [
+        " ".join(["abnormal heart rhythm"] * (i % 7 + 1)) + f" {i}" for i in range(LENGTH_BATCH)
+    ]
     onnx = OnnxEmbedder(tmp_path)
     reference = SentenceTransformerEmbedder().embed(texts)
     got = onnx.embed(texts)
