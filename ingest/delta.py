@@ -227,9 +227,10 @@ def apply_delta(
             rows = change.changed.with_columns(pl.lit(release.load_id).alias("load_id"))
             _write_edges(tx, schema, rel_type, rows, "write_update_edges", source)
         for label, frame in sorted(delta.retired.items()):
-            schema.label(label)
-            rows = frame.to_dicts()
-            tx.run(cypher.load("delta_retire_nodes"), rows=rows, source=source).consume()
+            statement = cypher.load("delta_retire_nodes").replace(
+                "{label}", _declared(schema, label)
+            )
+            tx.run(statement, rows=frame.to_dicts()).consume()
         for label, ids in sorted(delta.released.items()):
             statement = cypher.load("delta_release_nodes").replace(
                 "{label}", _declared(schema, label)

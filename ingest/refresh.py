@@ -26,7 +26,6 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from biokg import cypher
 from biokg.errors import BiokgError
@@ -127,16 +126,14 @@ def check(
     return state, unchanged
 
 
-def fetch_inputs(
-    name: str, settings: Settings, *, offline: bool, data_dir: Path | None = None
-) -> Planned:
+def fetch_inputs(name: str, settings: Settings, *, offline: bool) -> Planned:
     """The source's input files: its mirror's or official downloads, else what a build reads.
 
     Raises:
         FetchError (retryable), ConfigError, SourceFormatError: as ``fetch_source``.
     """
-    folder = data_dir
-    if folder is None and (not offline or settings.source_url(name)):
+    folder = None
+    if not offline or settings.source_url(name):
         folder = download_inputs(name, settings)
     return fetch_source(name, settings, data_dir=folder, offline=offline and folder is None)
 
@@ -254,7 +251,6 @@ def refresh_source(
     *,
     offline: bool = False,
     sample: bool = False,
-    data_dir: Path | None = None,
 ) -> SourceReport:
     """Steps 1-3 for one source; a :class:`BiokgError` becomes a failed report (the graph is
     as it was: nothing is written before the delta's one transaction)."""
@@ -267,7 +263,7 @@ def refresh_source(
                 name, UNCHANGED, current.version, current.version, upstream=state.version
             )
         else:
-            planned = fetch_inputs(name, settings, offline=offline, data_dir=data_dir)
+            planned = fetch_inputs(name, settings, offline=offline)
             report = load_changes(store, settings, planned, state, sample=sample)
     except BiokgError as err:
         log.warning("refresh of %s failed: %s", name, err)

@@ -20,12 +20,14 @@ from biokg.schema import GraphSchema, load_schema
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
 #: Properties the code writes that schema/ does not declare: the embedding step's vector, text
-#: hash and model (ingest/embedding/nodes.py), and each load's record on :SourceVersion
-#: (ingest/writer.py ``_record_release``, ``SET v += $props``), read back by status, identity
-#: and the agent's data versions.
+#: hash and model (ingest/embedding/nodes.py), each load's record on :SourceVersion
+#: (ingest/writer.py ``_record_release``, ``SET v += $props``; a refresh adds its upstream marker
+#: and report, ingest/refresh.py), read back by status, identity and the agent's data versions,
+#: and the flags of terms a release made obsolete (ingest/delta.py).
 WRITTEN_OUTSIDE_SCHEMA = (
     *("embedding", "embedding_hash", "embedding_model"),
-    *("current", "loaded_at", "checksums", "code", "counts", "identity"),
+    *("current", "loaded_at", "checksums", "code", "counts", "identity", "upstream", "refresh"),
+    *("obsolete", "replaced_by", "consider"),
 )
 
 

@@ -52,7 +52,8 @@ def test_a_term_made_obsolete_keeps_its_node_flagged_with_its_replacement(
         "sources": ["infores:hpo-annotations"],
         "edges": 0,
     }
-    assert (report.status, report.nodes_obsoleted, report.edges_removed) == ("updated", 1, 1)
+    # two edges go: the annotation (DEE 96 - HP:0001518) and the term's own IS_A to its parent
+    assert (report.status, report.nodes_obsoleted, report.edges_removed) == ("updated", 1, 2)
 
 
 def test_diff_sees_added_changed_removed_and_dropped_properties() -> None:

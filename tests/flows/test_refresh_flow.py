@@ -123,7 +123,6 @@ def by_report(state) -> dict[str, dict]:
 def test_unchanged_refresh_writes_nothing_and_asks_one_small_request_per_source(
     loaded: GraphStore, upstream: Upstream, mirror_settings: Settings
 ) -> None:
-    run(mirror_settings)  # absorb whatever an earlier test published
     before, asked = engine_write_transactions(mirror_settings), len(upstream.requests)
     state = run(mirror_settings)
     assert engine_write_transactions(mirror_settings) == before
@@ -141,7 +140,6 @@ def test_changed_release_writes_exactly_the_changed_records(
     go_folder: Path,
     test_data_cache: Path,
 ) -> None:
-    run(mirror_settings)
     publish(
         upstream,
         "hpo",
@@ -207,7 +205,6 @@ def test_changed_release_writes_exactly_the_changed_records(
 def test_transient_marker_failures_are_retried(
     loaded: GraphStore, upstream: Upstream, mirror_settings: Settings
 ) -> None:
-    run(mirror_settings)
     upstream.failures["/hpo/release.json"] = [503, 503]
     state = run(mirror_settings)
     assert state.is_completed()
@@ -222,7 +219,6 @@ def test_a_bad_file_fails_its_source_only_and_leaves_its_load_as_it_was(
     go_folder: Path,
     test_data_cache: Path,
 ) -> None:
-    run(mirror_settings)
     old = edges(loaded)
     versions = loaded.read("MATCH (v:SourceVersion) RETURN v.id AS id, v.current AS c ORDER BY id")
     publish(
@@ -259,7 +255,6 @@ def test_cli_refresh_reports_and_status_history_lists_the_refresh_loads(
     test_data_cache: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    run(mirror_settings)
     publish(upstream, "go", go_release(test_data_cache, go_folder, date="2022-10-01"), at=2e9)
     for key, value in {
         "BIOKG_HOME": str(mirror_settings.home),
