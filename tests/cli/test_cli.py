@@ -73,13 +73,16 @@ def test_errors_are_one_line_with_exit_code_1(
     assert "Traceback" not in result.output
 
 
-def test_resolve_finds_a_drug_by_brand_salt_and_id(store: GraphStore, settings: Settings) -> None:
-    # Real ChEMBL ids: sildenafil CHEMBL192, its citrate salt CHEMBL1737.
-    store.write(
-        "MERGE (d:Entity:Drug {id: 'CHEMBL.COMPOUND:CHEMBL192'}) "
-        "SET d.name = 'SILDENAFIL', d.brand_names = ['VIAGRA', 'REVATIO'], "
-        "d.synonyms = ['SILDENAFIL CITRATE'], d.xrefs = ['CHEMBL.COMPOUND:CHEMBL1737']"
-    )
+def test_resolve_finds_a_drug_by_brand_salt_and_id(own_graph_settings: Settings) -> None:
+    # Real ChEMBL ids: sildenafil CHEMBL192, its citrate salt CHEMBL1737. A graph of its own:
+    # the session graph's sildenafil (ChEMBL's, with openFDA's brands) is not to be rewritten.
+    settings = own_graph_settings
+    with GraphStore.connect(settings) as store:
+        store.write(
+            "MERGE (d:Entity:Drug {id: 'CHEMBL.COMPOUND:CHEMBL192'}) "
+            "SET d.name = 'SILDENAFIL', d.brand_names = ['VIAGRA', 'REVATIO'], "
+            "d.synonyms = ['SILDENAFIL CITRATE'], d.xrefs = ['CHEMBL.COMPOUND:CHEMBL1737']"
+        )
     for text, rule in (
         ("Viagra", "name"),
         ("sildenafil citrate", "name"),
