@@ -39,7 +39,7 @@ from rapidfuzz.distance import OSA
 from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
-from biokg.graph_agent.models import Candidate, Mention
+from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
 from biokg.graph_agent.text import mention_key
 from biokg.ingest.embedding.nodes import Reader
 
@@ -272,7 +272,10 @@ class EntityLinker:
             found = self._fuzzy(
                 _text(question, tokens, start, end), word_order=False, cutoff=WHOLE_NAME_CUTOFF
             )
-            if found:
+            parts = {c.id for s in inside for c in s.candidates}
+            if found and {c.id for c in found} - parts:
+                # a whole name only the parts already named ("dampens [blood vessel ...
+                # differentiation]") adds a word, not a name: the parts stay
                 out = [s for s in out if s not in inside] + [_Span(start, end, found)]
         return out
 
@@ -549,19 +552,26 @@ class EntityLinker:
 
 
 def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
-    """The question's own text from token ``start`` to token ``end`` (exclusive)."""
-    return question[tokens[start].word.start : tokens[end - 1].word.end].strip(
-        words.EDGE_PUNCTUATION
-    )
+    """The question's own text from token ``start`` to token ``end`` (exclusive), with the
+    parenthesis that closes a name ("acetylcholinesterase (Cartwright blood group)")."""
+    last = tokens[end - 1].word.end
+    written = question[tokens[start].word.start : last]
+    text = written.strip(words.EDGE_PUNCTUATION)
+    after = written[written.index(text) + len(text) :] + question[last : last + 1]
+    if text.count("(") > text.count(")") and after.lstrip().startswith(")"):
+        text += ")"
+    return text
 
 
 def _respects_quotes_and_brackets(tokens: list[_Token], start: int, end: int) -> bool:
     """A span lies wholly inside or wholly outside a quoted phrase, takes a quoted phrase
     whole, and does not run from outside a parenthesis into it or out of one (a whole
-    parenthesis inside a name is part of it: "Leri-Weill dyschondrostosis (LWD) - SHOX")."""
+    parenthesis inside a name is part of it: "Leri-Weill dyschondrostosis (LWD) - SHOX"; a name
+    may end with one: "acetylcholinesterase (Cartwright blood group)")."""
     span = tokens[start:end]
     inside = [t.word.parenthesised for t in span]
-    if len(set(inside)) > 1 and (inside[0] or inside[-1]):
+    closed = end == len(tokens) or not tokens[end].word.parenthesised
+    if len(set(inside)) > 1 and (inside[0] or (inside[-1] and not closed)):
         return False
     if not any(t.word.quoted for t in span):
         return True
@@ -598,7 +608,7 @@ def _restatements_merged(tokens: list[_Token], spans: list[_Span]) -> list[_Span
 
 def _doubtful(candidates: list[Candidate]) -> bool:
     """Index hits below :data:`CONFIDENT_SEARCH_SCORE`: a guess, not a name."""
-    searched = all(c.rule in ("fulltext", "vector") for c in candidates)
+    searched = all(c.rule in SEARCH_RULES for c in candidates)
     return searched and max(c.score for c in candidates) < CONFIDENT_SEARCH_SCORE
 
 

@@ -16,6 +16,11 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: Candidate rules of the engine's index searches: found by meaning or shared words, not by a
+#: name of the lexicon.
+SEARCH_RULES = frozenset({"fulltext", "vector"})
+
+
 class Candidate(_Model):
     """A graph node a piece of text may mean, with how it was matched and a score in [0, 1]."""
 

@@ -96,6 +96,17 @@ class RelationMatcher:
                     firsts.setdefault(wording.type, wording)
         return tuple(self._directed(frame, wording, labels) for wording in firsts.values())
 
+    def opposite(self, relation: Relation, labels: set[str]) -> Relation | None:
+        """``relation`` read the other way, when its type joins ``labels`` to themselves (a
+        term's broader terms and its subtypes): sentence vectors place "wider" next to
+        "narrower", so the direction of such a type is the matcher's weakest guess, and the
+        other way is tried when the guessed one finds nothing (a leaf term has no subtypes)."""
+        spec = self.schema.types[relation.type]
+        if not (labels & set(spec.from_labels) and labels & set(spec.to_labels)):
+            return None
+        outgoing = not relation.outgoing
+        return Relation(relation.type, outgoing, self._far(relation.type, outgoing))
+
     def _nearest(self, frame: str, labels: set[str]) -> list[tuple[float, _Wording]]:
         """The wordings of types that can leave ``labels``, by similarity to ``frame``."""
         [query] = self.embedder.embed([frame])

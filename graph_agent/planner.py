@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from biokg.graph_agent.intent import Intent, QuestionReader
-from biokg.graph_agent.models import Mention
+from biokg.graph_agent.models import SEARCH_RULES, Mention
 from biokg.graph_agent.paraphrase import RelationMatcher, frame
 from biokg.graph_agent.requests import (
     Attribute,
@@ -55,6 +55,8 @@ _DRAWN_IN = "pathway"
 
 #: Why a one-hop request was planned from the paraphrase matcher.
 PARAPHRASED = "one-hop over the relationship the words paraphrase"
+#: Why the other direction of a paraphrased relationship was planned (RelationMatcher.opposite).
+OPPOSITE = "one-hop the other way, when the paraphrased direction finds nothing"
 #: Why a one-hop request was planned from the kind of answer asked for alone.
 ASKED_LABEL = "one-hop over a relationship that reaches the asked kind of entity"
 
@@ -107,7 +109,7 @@ class DeterministicPlanner:
                 m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions
             },
         )
-        named = _distinct_nodes(strong or weak)
+        named = _distinct_nodes(strong or _named_before_guesses(weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
@@ -221,7 +223,23 @@ class DeterministicPlanner:
         if self.matcher is None:
             return []
         matched = self.matcher.match(frame(question, mention.text), labels)
-        return [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
+        requests = [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
+        opposite = self.matcher.opposite(matched[0], labels) if matched else None
+        if opposite is not None and opposite not in matched:
+            caveat = (
+                f"the question was read as asking for {self._described(matched[0], mention.text)}"
+                f" and the graph holds none; these are {self._described(opposite, mention.text)}"
+            )
+            requests.append(
+                Neighbours(tuple(seeds), (opposite,), focus, caveat=caveat, why=OPPOSITE)
+            )
+        return requests
+
+    def _described(self, relation: Relation, name: str) -> str:
+        """schema/'s words for what ``relation`` reaches ("the subtypes of X")."""
+        questions = self.schema.types[relation.type].questions
+        words = questions.describe_forward if relation.outgoing else questions.describe_inverse
+        return words.format(name=name)
 
     def _by_wording(
         self, question: str, mention: Mention, labels: set[str], relations: list[Relation]
@@ -575,6 +593,14 @@ def _identifier_or_phrase(text: str) -> bool:
     "DOID:0060055") or a quoted phrase of several words."""
     has_digit, has_letter = any(c.isdigit() for c in text), any(c.isalpha() for c in text)
     return ":" in text or " " in text or (has_digit and has_letter and len(text) >= 5)
+
+
+def _named_before_guesses(weak: list[Mention]) -> list[Mention]:
+    """Weak mentions matched by a name of the lexicon, without the index guesses beside them
+    ("How do families pass <a name ending in 'of'> down?": "families pass", a full-text hit,
+    is no second entity); the guesses when nothing was matched by name."""
+    named = [m for m in weak if any(c.rule not in SEARCH_RULES for c in m.candidates)]
+    return named or weak
 
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:

@@ -61,11 +61,13 @@ class Request:
 
 @dataclass(frozen=True)
 class Neighbours(Request):
-    """Breadth-first: the seeds' one-hop neighbours over ``relations`` (all when empty)."""
+    """Breadth-first: the seeds' one-hop neighbours over ``relations`` (all when empty);
+    ``caveat``: said beside what it finds (what was asked and is not what it answers)."""
 
     seeds: tuple[str, ...]
     relations: tuple[Relation, ...] = ()
     focus: Focus = Focus()
+    caveat: str | None = None
 
 
 @dataclass(frozen=True)

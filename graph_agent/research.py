@@ -136,7 +136,8 @@ class BreadthSearch(ResearchStep[Neighbours]):
                     )
                 )
         found = ranked(runner.evidence, _merge(findings), request.focus)
-        return StepResult(self.name, found, survey=survey)
+        note = request.caveat if found else None
+        return StepResult(self.name, found, survey=survey, note=note)
 
 
 class ChainSearch(ResearchStep[ChainWalk]):

@@ -70,6 +70,18 @@ ROWS = [
     },
     {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
     {
+        "id": "GO:0060837",
+        "label": "GOTerm",
+        "name": "blood vessel endothelial cell differentiation",
+    },
+    {
+        "id": "NCBIGene:2532",
+        "label": "Gene",
+        "name": "atypical chemokine receptor 1 (Duffy blood group)",
+        "symbol": "ACKR1",
+    },
+    {"id": "OMIM:223200", "label": "Disease", "name": "Disorganization, mouse, homolog of"},
+    {
         "id": "GO:0032991",
         "label": "GOTerm",
         "name": "protein-containing complex",

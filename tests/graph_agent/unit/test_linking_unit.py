@@ -59,7 +59,7 @@ def test_a_common_word_naming_a_drug_is_no_subject(linker: EntityLinker) -> None
         # MFS1 is an alias of FBN1: in brackets after the disease it restates, it is dropped
         ("What causes Marfan syndrome (MFS1)?", {"Marfan syndrome": {"OMIM:154700", "ORPHA:558"}}),
         # in brackets after the gene's own name it is the same node: one mention
-        ("What does fibrillin 1 (FBN1) bind?", {"fibrillin 1 (FBN1": {"NCBIGene:2200"}}),
+        ("What does fibrillin 1 (FBN1) bind?", {"fibrillin 1 (FBN1)": {"NCBIGene:2200"}}),
     ],
     ids=["other-node-dropped", "same-node-merged"],
 )
@@ -67,6 +67,25 @@ def test_a_parenthesis_restates_the_name_before_it(
     linker: EntityLinker, question: str, expected: dict[str, set[str]]
 ) -> None:
     assert _strong(linker.mentions(question)) == expected
+
+
+def test_a_name_may_end_with_a_parenthesis(linker: EntityLinker) -> None:
+    mentions = linker.mentions(
+        "Which drugs act on atypical chemokine receptor 1 (Duffy blood group)?"
+    )
+    assert _strong(mentions) == {
+        "atypical chemokine receptor 1 (Duffy blood group)": {"NCBIGene:2532"}
+    }
+
+
+@pytest.mark.parametrize("verb", ["governs", "shapes", "steers"])
+def test_a_verb_before_a_name_stays_outside_it(linker: EntityLinker, verb: str) -> None:
+    # the verb and the name are close enough as one phrase to a fuzzy whole-name match of
+    # the same node; the name alone is the mention, the verb stays for the relationship
+    mentions = linker.mentions(f"What {verb} blood vessel endothelial cell differentiation?")
+    assert _strong(mentions) == {"blood vessel endothelial cell differentiation": {"GO:0060837"}}
+    [mention] = mentions
+    assert mention.candidates[0].rule == "name"
 
 
 def test_a_quoted_phrase_is_one_name_or_an_unknown_one(linker: EntityLinker) -> None:
