@@ -10,6 +10,7 @@ import pytest
 
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner
 from biokg.graph_agent.requests import Neighbours
@@ -87,3 +88,46 @@ def test_a_question_naming_only_the_kind_of_answer_tries_the_closest_type_first(
     tried = [r.relations for r in plan.requests if isinstance(r, Neighbours)]
     assert tried[0][0].type == "CONTRAINDICATED_FOR"
     assert len(tried) > 1 and all(len({rel.type for rel in group}) == 1 for group in tried)
+
+
+def test_a_type_within_one_label_is_tried_the_other_way_last(
+    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+) -> None:
+    # IS_A joins GO terms to GO terms: the direction read from the words is a guess, so the
+    # other way comes last, saying what was asked and what it gives instead
+    question = "Which terms is mitochondrion filed under?"
+    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
+    requests = planner.plan(question, linker.mentions(question)).requests
+    first, last = requests[0], requests[-1]
+    assert isinstance(first, Neighbours) and isinstance(last, Neighbours)
+    [guessed], [other] = first.relations, last.relations
+    assert other.type == guessed.type and other.outgoing is (not guessed.outgoing)
+    assert first.caveat is None
+    assert last.caveat is not None and "mitochondrion" in last.caveat
+    # a type between two labels has one direction from the entity: nothing is added
+    question = "What do physicians prescribe for Hypertension?"
+    requests = planner.plan(question, linker.mentions(question)).requests
+    assert all(r.caveat is None for r in requests if isinstance(r, Neighbours))
+
+
+def test_a_name_matched_exactly_leads_an_index_guess_among_weak_mentions(
+    planner: DeterministicPlanner,
+) -> None:
+    # both weak: a name ending in "of", and a full-text hit for two ordinary words
+    named = Mention(
+        text="Disorganization, mouse, homolog of",
+        candidates=[_candidate("OMIM:223200", "Disease", "name", 0.97)],
+        weak=True,
+    )
+    guessed = Mention(
+        text="families pass",
+        candidates=[_candidate("NCBIGene:132228", "Gene", "fulltext", 0.13)],
+        weak=True,
+    )
+    question = "How do families pass Disorganization, mouse, homolog of on?"
+    plan = planner.plan(question, [guessed, named])
+    assert plan.seeds == [["OMIM:223200"]]
+
+
+def _candidate(node: str, label: str, rule: str, score: float) -> Candidate:
+    return Candidate(id=node, label=label, name=node, score=score, rule=rule, matched=node)
