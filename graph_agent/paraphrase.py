@@ -76,7 +76,8 @@ class RelationMatcher:
         """The relationships ``frame`` may mean, most likely first: the best type, and the
         types about as close as it (within :data:`MIN_MARGIN`, at most :data:`MAX_TIED` in
         all), to be tried in that order (what the graph holds then decides: a GO term
-        "negative regulation of X" has only negative-regulation edges). Empty when no wording
+        "negative regulation of X" has only negative-regulation edges), each followed by the
+        types schema/ says answer its questions from another source. Empty when no wording
         is close enough.
 
         Sentence vectors hardly tell "What does X control?" from "What controls X?", so the
@@ -94,7 +95,19 @@ class RelationMatcher:
             if top - similarity <= self.min_margin and len(firsts) < MAX_TIED:
                 if wording.type != NOT_HELD:
                     firsts.setdefault(wording.type, wording)
-        return tuple(self._directed(frame, wording, labels) for wording in firsts.values())
+        tried: list[Relation] = []
+        for wording in firsts.values():
+            relation = self._directed(frame, wording, labels)
+            tried += [relation, *self._kin(relation)]
+        return tuple(dict.fromkeys(tried))
+
+    def _kin(self, relation: Relation) -> list[Relation]:
+        """The types schema/ says answer ``relation``'s questions from another source
+        (``also_answered_by``), in its direction: tried right after it, before a type that
+        only sounds alike ("the unwanted effects of X" are side effects or reported events
+        before they are contraindications)."""
+        kin = self.schema.types[relation.type].questions.also_answered_by
+        return [Relation(k, relation.outgoing, self._far(k, relation.outgoing)) for k in kin]
 
     def opposite(self, relation: Relation, labels: set[str]) -> Relation | None:
         """``relation`` read the other way, when its type joins ``labels`` to themselves (a

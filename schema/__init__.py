@@ -73,6 +73,9 @@ class QuestionWordings(_Strict):
     describe_forward: str
     describe_inverse: str
     paraphrases: Paraphrases = Paraphrases()
+    #: types that answer the same questions from another source (a drug's side effects from its
+    #: label and from FAERS reports): the paraphrase matcher tries them right after this one
+    also_answered_by: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _name_placeholder(self) -> QuestionWordings:
@@ -237,6 +240,12 @@ class GraphSchema(_Strict):
             for end in (*spec.from_labels, *spec.to_labels):
                 if end not in self.labels:
                     problems.append(f"relationships.yaml: {rel} names unknown label {end!r}")
+            for other in spec.questions.also_answered_by:
+                if other not in self.types or self.types[other].from_labels != spec.from_labels:
+                    problems.append(
+                        f"relationships.yaml: {rel}.questions.also_answered_by {other!r} is no "
+                        "type leaving the same labels"
+                    )
         names = [*self.entity, *self.provenance.required, *self.provenance.optional]
         for spec in self.labels.values():
             names.extend(spec.properties)
@@ -370,6 +379,12 @@ def render_markdown(schema: GraphSchema) -> str:
                 f"{value}: {', '.join(phrases[:4])}" for value, phrases in spec.kinds.values.items()
             )
             out.append(f"| {label} | `{spec.kinds.property}`: {values} |")
+    out += ["", "| type | also answered by (another source, tried right after it) |", "|---|---|"]
+    out += [
+        f"| {rel} | {', '.join(spec.questions.also_answered_by)} |"
+        for rel, spec in sorted(schema.types.items())
+        if spec.questions.also_answered_by
+    ]
     out += ["", "| property asked for | phrases |", "|---|---|"]
     out += [f"| `{p}` | {', '.join(phrases)} |" for p, phrases in schema.asked_properties.items()]
     out += ["", "| topic no source holds | phrases |", "|---|---|"]

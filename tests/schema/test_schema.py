@@ -45,8 +45,20 @@ def test_packaged_schema_loads_with_hpo_and_go_types() -> None:
             "qualifiers: [relation, nope]",
             "nope",
         ),
+        (
+            "relationships.yaml",
+            "also_answered_by: [REPORTED_ADVERSE_EVENT]",
+            "also_answered_by: [INDICATED_FOR, REPORTED_ADVERSE_EVNT]",
+            "REPORTED_ADVERSE_EVNT",
+        ),
     ],
-    ids=["unknown-key", "unknown-endpoint-label", "unknown-prefix", "qualifier-not-a-property"],
+    ids=[
+        "unknown-key",
+        "unknown-endpoint-label",
+        "unknown-prefix",
+        "qualifier-not-a-property",
+        "unknown-kin-type",
+    ],
 )
 def test_schema_typos_are_errors_naming_file_and_entry(
     tmp_path: Path, file: str, old: str, new: str, message: str

@@ -131,3 +131,15 @@ def test_a_name_matched_exactly_leads_an_index_guess_among_weak_mentions(
 
 def _candidate(node: str, label: str, rule: str, score: float) -> Candidate:
     return Candidate(id=node, label=label, name=node, score=score, rule=rule, matched=node)
+
+
+def test_a_type_answered_by_another_source_is_followed_by_it(matcher: RelationMatcher) -> None:
+    # label side effects and FAERS reports answer one question: whichever is read first, the
+    # other comes next, before a type that only sounds alike
+    tried = _read(matcher, "What health troubles did people develop while on X?", "Drug")
+    types = [t for t, _ in tried]
+    first = types.index(
+        next(t for t in types if t in {"HAS_SIDE_EFFECT", "REPORTED_ADVERSE_EVENT"})
+    )
+    assert set(types[first : first + 2]) == {"HAS_SIDE_EFFECT", "REPORTED_ADVERSE_EVENT"}
+    assert len(set(tried)) == len(tried)
