@@ -25,8 +25,10 @@ mention (a common word, a doubtful index hit) is a subject only when nothing fir
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from biokg.graph_agent import text as words
 from biokg.graph_agent.intent import Intent, QuestionReader
 from biokg.graph_agent.models import SEARCH_RULES, Mention
 from biokg.graph_agent.paraphrase import RelationMatcher, frame
@@ -109,7 +111,7 @@ class DeterministicPlanner:
                 m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions
             },
         )
-        named = _distinct_nodes(strong or _named_before_guesses(weak))
+        named = _distinct_nodes(strong or _without_plain_word_guesses(weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
@@ -128,8 +130,8 @@ class DeterministicPlanner:
         if not named:
             return plan
         targets = self._targets(intent, present)
-        words = (*intent.words, *(m.text for m in mentions if m.candidates and m is not named[0]))
-        focus = Focus(words=words, kinds=self._kinds_of(intent, targets))
+        mentioned = (m.text for m in mentions if m.candidates and m is not named[0])
+        focus = Focus(words=(*intent.words, *mentioned), kinds=self._kinds_of(intent, targets))
         if intent.attribute:
             plan.requests.append(
                 Attribute(
@@ -238,8 +240,8 @@ class DeterministicPlanner:
     def _described(self, relation: Relation, name: str) -> str:
         """schema/'s words for what ``relation`` reaches ("the subtypes of X")."""
         questions = self.schema.types[relation.type].questions
-        words = questions.describe_forward if relation.outgoing else questions.describe_inverse
-        return words.format(name=name)
+        template = questions.describe_forward if relation.outgoing else questions.describe_inverse
+        return template.format(name=name)
 
     def _by_wording(
         self, question: str, mention: Mention, labels: set[str], relations: list[Relation]
@@ -595,12 +597,19 @@ def _identifier_or_phrase(text: str) -> bool:
     return ":" in text or " " in text or (has_digit and has_letter and len(text) >= 5)
 
 
-def _named_before_guesses(weak: list[Mention]) -> list[Mention]:
-    """Weak mentions matched by a name of the lexicon, without the index guesses beside them
-    ("How do families pass <a name ending in 'of'> down?": "families pass", a full-text hit,
-    is no second entity); the guesses when nothing was matched by name."""
-    named = [m for m in weak if any(c.rule not in SEARCH_RULES for c in m.candidates)]
-    return named or weak
+def _without_plain_word_guesses(weak: list[Mention]) -> list[Mention]:
+    """Weak mentions without the index guesses made only of common English words ("How do
+    families pass <a name ending in 'of'> down?": "families pass", a full-text hit, is no
+    second entity), when anything else is left; a guess for a rare word stays ("progeria")."""
+    kept = [
+        m
+        for m in weak
+        if not (
+            all(c.rule in SEARCH_RULES for c in m.candidates)
+            and all(words.is_common(w) for w in re.findall(r"[A-Za-z]+", m.text))
+        )
+    ]
+    return kept or weak
 
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:

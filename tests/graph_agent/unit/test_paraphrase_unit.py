@@ -110,7 +110,7 @@ def test_a_type_within_one_label_is_tried_the_other_way_last(
     assert all(r.caveat is None for r in requests if isinstance(r, Neighbours))
 
 
-def test_a_name_matched_exactly_leads_an_index_guess_among_weak_mentions(
+def test_an_index_guess_of_plain_words_is_no_entity_beside_a_weak_name(
     planner: DeterministicPlanner,
 ) -> None:
     # both weak: a name ending in "of", and a full-text hit for two ordinary words
@@ -125,8 +125,15 @@ def test_a_name_matched_exactly_leads_an_index_guess_among_weak_mentions(
         weak=True,
     )
     question = "How do families pass Disorganization, mouse, homolog of on?"
-    plan = planner.plan(question, [guessed, named])
-    assert plan.seeds == [["OMIM:223200"]]
+    assert planner.plan(question, [guessed, named]).seeds == [["OMIM:223200"]]
+    # a guess for a rare word may be the subject: it stays
+    rare = Mention(
+        text="progeria",
+        candidates=[_candidate("OMIM:176670", "Disease", "fulltext", 0.24)],
+        weak=True,
+    )
+    question = "Does progeria follow Disorganization, mouse, homolog of?"
+    assert planner.plan(question, [rare, named]).seeds == [["OMIM:176670"], ["OMIM:223200"]]
 
 
 def _candidate(node: str, label: str, rule: str, score: float) -> Candidate:
