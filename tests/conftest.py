@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from own_graph import fresh_graph_settings
+from own_graph import TEST_DATA, fresh_graph_settings, share_test_data
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
@@ -25,13 +25,15 @@ from biokg.store.embedded import free_port
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     home = tmp_path_factory.mktemp("biokg-home")
-    return Settings.from_env(
-        {
-            "BIOKG_HOME": str(home),
-            "BIOKG_BOLT_PORT": str(free_port()),
-            "BIOKG_HTTP_PORT": str(free_port()),
-            "BIOKG_BATCH_SIZE": "5000",
-        }
+    return share_test_data(
+        Settings.from_env(
+            {
+                "BIOKG_HOME": str(home),
+                "BIOKG_BOLT_PORT": str(free_port()),
+                "BIOKG_HTTP_PORT": str(free_port()),
+                "BIOKG_BATCH_SIZE": "5000",
+            }
+        )
     )
 
 
@@ -53,10 +55,10 @@ def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Set
 
 @pytest.fixture(scope="session")
 def test_data_cache() -> Path:
-    """Real packaged data (Debian .debs) fetched once per machine and reused between runs."""
-    path = Path.home() / ".cache" / "biokg" / "test-data"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Real packaged data (Debian .debs) and the models made from it, fetched or made once per
+    machine and reused between runs (every graph home links to them: own_graph.SHARED_CACHE)."""
+    TEST_DATA.mkdir(parents=True, exist_ok=True)
+    return TEST_DATA
 
 
 @pytest.fixture(scope="session")

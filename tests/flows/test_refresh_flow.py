@@ -71,13 +71,17 @@ def loaded(
     mirror_settings: Settings,
     go_folder: Path,
     test_data_cache: Path,
-) -> GraphStore:
-    """The first refresh: HPO 2025-01-16 and GO 2022-07-01 loaded whole (no snapshot yet)."""
+) -> Iterator[GraphStore]:
+    """The first refresh: HPO 2025-01-16 and GO 2022-07-01 loaded whole (no snapshot yet).
+
+    The store is closed before the engine is stopped: an open driver made the engine's stop
+    wait out stop_background's 30 s timeout."""
     publish(upstream, "hpo", hpo_release(), at=1.7e9)
     publish(upstream, "go", go_release(test_data_cache, go_folder), at=1.7e9)
     state = run(mirror_settings)
     assert [r["status"] for r in state.result()] == ["reloaded", "reloaded", "reloaded"]
-    return GraphStore.connect(mirror_settings)
+    with GraphStore.connect(mirror_settings) as store:
+        yield store
 
 
 def run(settings: Settings, sources: list[str] = SOURCES):

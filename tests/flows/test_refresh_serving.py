@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,7 +23,7 @@ FLIPS = 6
 
 @pytest.fixture
 def serving(
-    tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Upstream, Settings, GraphStore]]:
     upstream = Upstream()
     http = upstream.serve()
@@ -37,8 +36,6 @@ def serving(
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         }
     )
-    settings.cache_dir.mkdir(parents=True)
-    (settings.cache_dir / "models").symlink_to(test_data_cache / "models")  # made once
     with GraphStore.connect(settings) as store:
         yield upstream, settings, store
     http.shutdown()
