@@ -79,6 +79,10 @@ class Intent:
     relation_phrases: int = 0
     #: linked name → the label a noun right before it gives it ("the gene CALR": Gene)
     named_as: dict[str, str] = field(default_factory=dict)
+    #: cued relationship → words between its phrase and the nearest linked name: of nested
+    #: phrases the one nearest the name is the first hop ("the parents of the diseases
+    #: exposure to X is linked to": linked to, then parents)
+    relation_gaps: dict[str, int] = field(default_factory=dict)
 
     @property
     def asks_not_held(self) -> bool:
@@ -209,6 +213,12 @@ class QuestionReader:
         attribute = head[1] if head and head[0] == "attribute" and not polar else None
         if by["prefix"] and (head is None or head == ("attribute", "xrefs")):
             attribute = "xrefs"  # "the UNII of X": a prefix alone asks for the identifier
+        gaps: dict[str, int] = {}
+        for start, p in found:
+            end = start + len(p.lemmas)
+            for _, begin, stop in ranges if p.vocabulary == "relation" else ():
+                gap = begin - end if end <= begin else start - stop
+                gaps[p.name] = min(gaps.get(p.name, gap), gap)
         return Intent(
             kind=_kind(lemmas, polar),
             relations=by["relation"],
@@ -225,6 +235,7 @@ class QuestionReader:
             cues=cues,
             words=content,
             named_as=named_as,
+            relation_gaps=gaps,
         )
 
 

@@ -111,7 +111,7 @@ class DeterministicPlanner:
                 m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions
             },
         )
-        named = _distinct_nodes(strong or _without_plain_word_guesses(weak))
+        named = _distinct_nodes(strong or self._weak_subjects(weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
@@ -164,6 +164,23 @@ class DeterministicPlanner:
         plan.requests += self._about(question, plan.seeds[0], named[0], intent, targets, focus)
         return plan
 
+    def _weak_subjects(self, weak: list[Mention]) -> list[Mention]:
+        """Weak mentions as subjects when nothing stronger was named: without the index
+        guesses made only of common English words ("How do families pass <a name ending in
+        'of'> down?": "families pass", a full-text hit, is no entity) when anything else is
+        left (a guess for a rare word stays: "progeria"), and a name that is also a whole cue
+        after the others ("What is the mode of inheritance of <a name ending in 'of'>?")."""
+        kept = [
+            m
+            for m in weak
+            if not (
+                all(c.rule in SEARCH_RULES for c in m.candidates)
+                and all(words.is_common(w) for w in re.findall(r"[A-Za-z]+", m.text))
+            )
+        ]
+        cues = self.reader.cue_sequences
+        return sorted(kept or weak, key=lambda m: _lemmas(m.text) in cues)
+
     # -- one subject ---------------------------------------------------------------------
     def _about(
         self,
@@ -196,7 +213,10 @@ class DeterministicPlanner:
         if chain is None and not relations:
             chain = self._schema_chain(labels, targets)
         if chain is not None:
-            requests.append(ChainWalk(tuple(seeds), chain, focus, why="two-hop chain"))
+            # kinds of the chain's own ends only ("the parents of the side effects of X": the
+            # label section "adverse reactions" is no kind of phenotype)
+            ends = Focus(focus.words, self._kinds_of(intent, chain.targets), focus.only_relevant)
+            requests.append(ChainWalk(tuple(seeds), chain, ends, why="two-hop chain"))
         if relations and not intent.relations:
             # only the asked label named: each type that reaches it, in the order the words
             # favour ("Which drugs must patients with X avoid?": contraindications first)
@@ -504,10 +524,15 @@ class DeterministicPlanner:
         if len(intent.relations) < 2 or intent.relation_phrases < 2:
             return None
         targets = intent.target_labels
-        best: tuple[int, Chain] | None = None
+        gaps = intent.relation_gaps
+        # a named end no cued type reaches in one hop ("the features of the off-label uses of
+        # X": no phenotype of a drug) leaves the middle unnamed
+        direct = {far for rel in intent.relations for _, far in self._hops(rel, labels, intent)}
+        unreached = bool(targets) and targets[0] not in direct
+        best: tuple[tuple[int, bool], Chain] | None = None
         for first, second in ((a, b) for a in intent.relations for b in intent.relations if a != b):
             for first_out, via in self._hops(first, labels, intent):
-                if targets and via not in targets:
+                if targets and via not in targets and not unreached:
                     continue  # a chain needs its middle named, or no names at all
                 ends: dict[bool | None, list[str]] = {}
                 for second_out, end in self._hops(second, {via}, intent):
@@ -515,7 +540,10 @@ class DeterministicPlanner:
                 for second_out, reached in ends.items():
                     # the asked-for kinds of end if it reaches any, else every kind it can
                     asked = [end for end in reached if end in targets]
-                    score = 1 + 2 * bool(asked) + (bool(targets) and targets[0] in asked)
+                    score = (
+                        1 + 2 * bool(asked) + (bool(targets) and targets[0] in asked),
+                        gaps.get(first, 0) < gaps.get(second, 0),  # the nearer phrase first
+                    )
                     chain = Chain(
                         first, first_out, via, second, second_out, tuple(asked or reached)
                     )
@@ -597,19 +625,8 @@ def _identifier_or_phrase(text: str) -> bool:
     return ":" in text or " " in text or (has_digit and has_letter and len(text) >= 5)
 
 
-def _without_plain_word_guesses(weak: list[Mention]) -> list[Mention]:
-    """Weak mentions without the index guesses made only of common English words ("How do
-    families pass <a name ending in 'of'> down?": "families pass", a full-text hit, is no
-    second entity), when anything else is left; a guess for a rare word stays ("progeria")."""
-    kept = [
-        m
-        for m in weak
-        if not (
-            all(c.rule in SEARCH_RULES for c in m.candidates)
-            and all(words.is_common(w) for w in re.findall(r"[A-Za-z]+", m.text))
-        )
-    ]
-    return kept or weak
+def _lemmas(text: str) -> tuple[str, ...]:
+    return tuple(words.lemma(w.casefold()) for w in re.findall(r"[A-Za-z0-9]+", text))
 
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:

@@ -39,6 +39,7 @@ ROWS = [
         "synonyms": ["Autosomal dominant"],
     },
     {"id": "HP:0001166", "label": "Phenotype", "name": "Arachnodactyly"},
+    {"id": "HP:0000005", "label": "Phenotype", "name": "Mode of inheritance"},
     {
         "id": "NCBIGene:2200",
         "label": "Gene",

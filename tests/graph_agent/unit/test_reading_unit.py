@@ -193,3 +193,57 @@ def test_a_weak_mention_is_the_subject_only_when_alone(
     assert plan.seeds[0] == ["OMIM:154700", "ORPHA:558"]
     plan = _plan(planner, linker, "Which diseases are severe?")
     assert plan.seeds == [["HP:0012828"]]
+
+
+@pytest.mark.parametrize(
+    ("question", "hops"),
+    [
+        ("What are the parents of the parts of mitochondrion?", ("PART_OF", "IS_A")),
+        ("What are the parts of the parents of mitochondrion?", ("IS_A", "PART_OF")),
+    ],
+)
+def test_of_nested_phrases_the_one_nearest_the_name_is_the_first_hop(
+    planner: DeterministicPlanner, linker: EntityLinker, question: str, hops: tuple[str, str]
+) -> None:
+    walk = _plan(planner, linker, question).requests[0]
+    assert isinstance(walk, ChainWalk)
+    assert (walk.chain.first, walk.chain.second) == hops
+
+
+def test_a_chain_keeps_only_the_kinds_of_its_own_ends(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    # "side effects" is also the label section "adverse reactions": no kind of phenotype
+    plan = _plan(planner, linker, "Which terms are parents of the side effects of Viagra?")
+    walk = plan.requests[0]
+    assert "adverse_reactions" in plan.intent.kinds
+    assert isinstance(walk, ChainWalk) and walk.focus.kinds == ()
+    assert (walk.chain.first, walk.chain.via, walk.chain.second) == (
+        "HAS_SIDE_EFFECT",
+        "Phenotype",
+        "IS_A",
+    )
+
+
+def test_a_named_end_no_cued_type_reaches_at_once_is_reached_through_an_unnamed_middle(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    # no relationship joins a drug to a phenotype; its off-label uses are diseases that have some
+    question = "Which clinical features are associated with the off-label uses of Viagra?"
+    walk = _plan(planner, linker, question).requests[0]
+    assert isinstance(walk, ChainWalk)
+    assert (walk.chain.first, walk.chain.via, walk.chain.second) == (
+        "OFF_LABEL_USE_FOR",
+        "Disease",
+        "HAS_PHENOTYPE",
+    )
+
+
+def test_a_name_that_is_also_a_whole_cue_is_the_subject_last(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    # both names are weak: one is the relationship's own phrase, one ends in "of"
+    question = "What is the mode of inheritance of Disorganization, mouse, homolog of?"
+    plan = _plan(planner, linker, question)
+    assert plan.seeds[0] == ["OMIM:223200"]
+    assert plan.intent.relations == ("HAS_MODE_OF_INHERITANCE",)
