@@ -4,11 +4,10 @@ mappings, each hop with its own provenance; the agent answers across the bridge 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import polars as pl
 import pytest
-from own_graph import fresh_graph_settings
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.bridge import (
@@ -27,9 +26,10 @@ FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:prim
 
 
 @pytest.fixture(scope="module")
-def own_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """A graph of its own (the session graph's tests count drugs without PrimeKG's)."""
-    own = fresh_graph_settings(tmp_path_factory)
+def own_settings(base_graph_copy: Callable[[], Settings]) -> Iterator[Settings]:
+    """A graph of its own (the session graph's tests count drugs without PrimeKG's), starting
+    from a copy of the base graph (HPO, GO, ChEMBL: see conftest)."""
+    own = base_graph_copy()
     yield own
     embedded.stop_background(own)
 

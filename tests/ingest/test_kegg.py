@@ -14,14 +14,13 @@ import itertools
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import polars as pl
 import pytest
 from graph_state import snapshot
-from own_graph import fresh_graph_settings
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
@@ -436,10 +435,13 @@ FIVE = (
 
 
 @pytest.fixture(scope="module")
-def five_sources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GraphStore, Settings]]:
-    """A graph of its own: HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture."""
+def five_sources(
+    base_graph_copy: Callable[[], Settings],
+) -> Iterator[tuple[GraphStore, Settings]]:
+    """A graph of its own: HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture
+    (starting from a copy of the base graph, HPO, GO and ChEMBL: see conftest)."""
     own = dataclasses.replace(
-        fresh_graph_settings(tmp_path_factory),
+        base_graph_copy(),
         accepted_licenses=("kegg",),
         source_dirs=(("kegg", FIXTURE),),
     )
