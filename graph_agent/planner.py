@@ -517,8 +517,10 @@ class DeterministicPlanner:
         """The best two-hop chain over two different cued types, scored by asked-for labels.
 
         When the question names kinds of entities, the chain's middle must be one of them (``the
-        phenotypes of the diseases associated with TP53``) and an end it names scores higher;
-        a question that names no kind of end accepts every kind the second type reaches.
+        phenotypes of the diseases associated with TP53``), unless no cued type reaches the
+        first named kind at once, and an end it names scores higher; a question that names no
+        kind of end accepts every kind the second type reaches. Of nested phrases, the one
+        nearest the name is the first hop.
         Without two cued types, cued by two phrases, there is no chain.
         """
         if len(intent.relations) < 2 or intent.relation_phrases < 2:
