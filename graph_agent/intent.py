@@ -83,6 +83,9 @@ class Intent:
     #: phrases the one nearest the name is the first hop ("the parents of the diseases
     #: exposure to X is linked to": linked to, then parents)
     relation_gaps: dict[str, int] = field(default_factory=dict)
+    #: the label a which/what question names before anything else ("Which diseases …", "What
+    #: are the phenotypes of …"): the kind its answers are
+    answer_label: str | None = None
 
     @property
     def asks_not_held(self) -> bool:
@@ -236,10 +239,12 @@ class QuestionReader:
             words=content,
             named_as=named_as,
             relation_gaps=gaps,
+            answer_label=head[1] if head and head[0] == "label" and words[:1] in _WH else None,
         )
 
 
 _VOCABS = ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
+_WH = (["which"], ["what"])
 
 
 def identifier_names(schema: GraphSchema, cache_dir: Path | None = None) -> list[tuple[str, str]]:

@@ -104,14 +104,17 @@ class DeterministicPlanner:
         strong = [m for m in mentions if m.candidates and not m.weak]
         weak = [m for m in mentions if m.candidates and m.weak]
         unknown = [m for m in mentions if not m.candidates]
+        labels = {m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions}
         intent = self.reader.read(
-            question,
-            entity_spans=[m.text for m in strong],
-            span_labels={
-                m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions
-            },
+            question, entity_spans=[m.text for m in strong], span_labels=labels
         )
         named = _distinct_nodes(strong or self._weak_subjects(weak))
+        if not strong and named and _lemmas(named[0].text) in self.reader.cue_sequences:
+            # the subject is named like a cue ("the more specific kinds of Mode of
+            # inheritance"): its words cue nothing when other words cue a relationship
+            aside = self.reader.read(question, entity_spans=[named[0].text], span_labels=labels)
+            if aside.relations:
+                intent = aside
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
@@ -519,7 +522,8 @@ class DeterministicPlanner:
         When the question names kinds of entities, the chain's middle must be one of them (``the
         phenotypes of the diseases associated with TP53``), unless no cued type reaches the
         first named kind at once, and an end it names scores higher; a question that names no
-        kind of end accepts every kind the second type reaches. Of nested phrases, the one
+        kind of end accepts every kind the second type reaches, one that opens with the kind of
+        its answers ("Which diseases …") only chains ending there. Of nested phrases, the one
         nearest the name is the first hop.
         Without two cued types, cued by two phrases, there is no chain.
         """
@@ -540,6 +544,8 @@ class DeterministicPlanner:
                 for second_out, end in self._hops(second, {via}, intent):
                     ends.setdefault(second_out, []).append(end)
                 for second_out, reached in ends.items():
+                    if intent.answer_label and intent.answer_label not in reached:
+                        continue  # "Which diseases is exposure to X linked to?": diseases
                     # the asked-for kinds of end if it reaches any, else every kind it can
                     asked = [end for end in reached if end in targets]
                     score = (

@@ -247,3 +247,14 @@ def test_a_name_that_is_also_a_whole_cue_is_the_subject_last(
     plan = _plan(planner, linker, question)
     assert plan.seeds[0] == ["OMIM:223200"]
     assert plan.intent.relations == ("HAS_MODE_OF_INHERITANCE",)
+
+
+def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    plan = _plan(planner, linker, "Which terms are more specific kinds of Mode of inheritance?")
+    assert plan.seeds == [["HP:0000005"]]
+    assert plan.intent.relations == ("IS_A",)
+    # alone, its words still ask for the relationship they name
+    plan = _plan(planner, linker, "Which diseases are autosomal dominant?")
+    assert plan.intent.relations == ("HAS_MODE_OF_INHERITANCE",)
