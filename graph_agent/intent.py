@@ -239,12 +239,17 @@ class QuestionReader:
             words=content,
             named_as=named_as,
             relation_gaps=gaps,
-            answer_label=head[1] if head and head[0] == "label" and words[:1] in _WH else None,
+            answer_label=(
+                head[1]
+                if head and head[0] == "label" and words[:1] in _ASKING_KIND_OPENERS
+                else None
+            ),
         )
 
 
 _VOCABS = ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
-_WH = (["which"], ["what"])
+#: the words that open a question naming the kind of its answers ("Which diseases …")
+_ASKING_KIND_OPENERS = (["which"], ["what"])
 
 
 def identifier_names(schema: GraphSchema, cache_dir: Path | None = None) -> list[tuple[str, str]]:
