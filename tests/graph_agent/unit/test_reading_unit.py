@@ -31,6 +31,7 @@ from biokg.schema import load_schema
         ("Can you suggest medicines for hypertension?", False, False),  # a polite request
         ("List the features of Marfan syndrome.", False, False),
         ("Which genes cause Marfan syndrome?", False, False),
+        ("what is a drug to treat hypertension", False, False),  # no question mark
     ],
 )
 def test_yes_no_questions_and_statements_are_told_from_requests(
@@ -247,6 +248,23 @@ def test_a_name_that_is_also_a_whole_cue_is_the_subject_last(
     plan = _plan(planner, linker, question)
     assert plan.seeds[0] == ["OMIM:223200"]
     assert plan.intent.relations == ("HAS_MODE_OF_INHERITANCE",)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer_label"),
+    [
+        ("Which diseases is FBN1 associated with?", "Disease"),
+        ("What are the phenotypes of the diseases associated with FBN1?", "Phenotype"),
+        ("How are the diseases associated with FBN1 inherited?", None),
+        ("Which terms are parents of mitochondrion?", None),  # "terms" names no label
+    ],
+)
+def test_a_which_or_what_question_names_the_kind_of_its_answers(
+    reader: QuestionReader, question: str, answer_label: str | None
+) -> None:
+    assert reader.read(question, entity_spans=["FBN1", "mitochondrion"]).answer_label == (
+        answer_label
+    )
 
 
 def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
