@@ -13,6 +13,7 @@ from pathlib import Path
 import fastobo
 import pronto
 import pytest
+from own_graph import TEST_DATA
 
 from biokg.ingest.offline.go_corpus import (
     GO_DB,
@@ -24,7 +25,7 @@ from biokg.ingest.offline.go_corpus import (
     write_go_basic_obo,
 )
 
-CACHE = Path.home() / ".cache" / "biokg" / "test-data"
+CACHE = TEST_DATA
 SLICE = 40
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from own_graph import TEST_DATA
 
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, debian_file
@@ -22,7 +23,7 @@ from biokg.ingest.sources import go
 from biokg.ingest.sources.base import fetched
 from biokg.schema import load_schema
 
-CACHE = Path.home() / ".cache" / "biokg" / "test-data"
+CACHE = TEST_DATA
 RELEASE = Release(
     source="infores:go",
     version="2022-07-01",
