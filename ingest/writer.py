@@ -135,9 +135,7 @@ class GraphWriter:
         for rel_type, frame in sorted(records.edges.items()):
             written += self._write_edges(rel_type, frame, release, progress, rewrite=rewrite)
         self._record_release(records, release, identity)
-        deleted = sum(
-            self._delete_stale(rel_type, release) for rel_type in sorted(self.schema.types)
-        )
+        deleted = self._delete_stale(release)
         return LoadResult(
             release.source, release.version, False, created, updated, written, deleted, identity
         )
@@ -283,8 +281,9 @@ class GraphWriter:
             advance(offset + chunk.height)
         return written
 
-    def _delete_stale(self, rel_type: str, release: Release) -> int:
-        statement = cypher.load("write_delete_stale_edges").replace("{type}", rel_type)
+    def _delete_stale(self, release: Release) -> int:
+        """Delete this source's edges of other loads, of every type; returns how many."""
+        statement = cypher.load("write_delete_stale_edges")
         params = {"source": release.source, "load_id": release.load_id, "limit": STALE_DELETE_BATCH}
         deleted = 0
         while True:
