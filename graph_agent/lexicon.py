@@ -32,7 +32,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 5
+LEXICON_FORMAT = 6
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -44,6 +44,7 @@ RULE_SCORES = {
     "synonym": 0.92,
     "name-salt": 0.9,
     "title": 0.8,
+    "base": 0.86,
 }
 #: Labels whose nodes are documents about entities (openFDA labels, sections): a name they share
 #: with an entity (the label "VIAGRA", the drug with brand name Viagra) means the entity first.
@@ -301,6 +302,8 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
                 rule = "title"
             for text in value if isinstance(value, list) else [value] if value else []:
                 keys.append((mention_key(text), node, rule, text))
+                if row["label"] == "Disease" and (base := _title_base(text)):
+                    keys.append((mention_key(base), node, "base", text))
                 if row["label"] == "Drug":
                     keys.append((salt_free_key(text), node, "name-salt", text))
     frame = (
@@ -312,3 +315,13 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
         .drop("s")
     )
     return nodes, frame
+
+
+def _title_base(title: str) -> str | None:
+    """The disease a qualified title names ("Spinal and bulbar muscular atrophy" of OMIM's
+    "Spinal and bulbar muscular atrophy, X-linked 1", "Severe combined immunodeficiency" of
+    "…, autosomal recessive, T cell-negative, …"): people leave the qualifiers out. None for a
+    one-word head ("Deafness, autosomal recessive 1A"): one word names a family too wide to
+    stand for its forms."""
+    head, comma, _ = title.partition(",")
+    return head.strip() if comma and len(head.split()) >= 2 else None

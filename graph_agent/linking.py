@@ -5,7 +5,8 @@ Strongest evidence first:
 1. ids and xrefs (``HP:0001250``, ``CHEMBL192``, ``UNII:…``) anywhere in the text;
 2. exact name keys of spans (case-, punctuation-, possessive- and salt-insensitive: ``VIAGRA``,
    ``sildenafil citrate``, ``Lange's``), forgiving one keyboard slip in one word of a span of
-   several ("Decreased hpi abduction");
+   several ("Decreased hpi abduction"); a qualified disease title also by its head, below its
+   own names ("Spinal and bulbar muscular atrophy" for OMIM's "…, X-linked 1");
 3. for what is left over once relation, type and grammar words are set aside: typo-tolerant
    matching over the lexicon's keys (rapidfuzz) for words that are not English, then the
    engine's full-text and vector indexes (meaning, not spelling: "high blood pressure" →
@@ -166,10 +167,13 @@ class EntityLinker:
 
     def _mention(self, question: str, tokens: list[_Token], span: _Span) -> Mention:
         best = _top_tier(span.candidates)
-        rest = [c for c in span.candidates if c not in best] + self._namesakes(best)
+        others = [c for c in span.candidates if c not in best]
+        # titles qualifying a named disease ("Bartter syndrome, type 3") are its forms
+        qualified = [c.model_copy(update={"rule": "form"}) for c in others if c.rule == "base"]
+        rest = [c for c in others if c.rule != "base"] + self._namesakes(best)
         rest = _best_per_node(c for c in rest if c.id not in {b.id for b in best})
         taken = {c.id for c in (*best, *rest)}
-        forms = [c for c in self._forms(best) if c.id not in taken]
+        forms = [c for c in _best_per_node([*qualified, *self._forms(best)]) if c.id not in taken]
         return Mention(
             text=_text(question, tokens, span.start, span.end),
             candidates=best,
@@ -369,7 +373,8 @@ class EntityLinker:
         """Runs of words that are neither linked nor stop or grammar words (nor only cue words):
         typos of names (fuzzy) and descriptions (the engine's indexes). A single word is
         searched only if it could be a name on its own: not common English, not an adjective
-        or participle ("ciliary", "encoded")."""
+        or participle ("ciliary", "encoded"), and a word written like a symbol is not
+        respelled."""
         out = []
         for start, end in self._free_runs(tokens, covered):
             while start < end and self._ignorable_or_number(tokens[start].key):
@@ -389,16 +394,31 @@ class EntityLinker:
             if len(mention_key(text)) < 4:
                 continue
             candidates: list[Candidate] = []
-            if any(not words.is_english(t.text) for t in run):
+            # a lone word written like a symbol is not respelled: a symbol or alias one letter
+            # from a name is another gene ("ARTEMIS" is not artemin, "PDE4A" not PDE5A)
+            symbol = len(run) == 1 and words.looks_like_symbol(run[0].text)
+            if not symbol and any(not words.is_english(t.text) for t in run):
                 candidates = self._fuzzy(text)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
-                candidates = self._search(text, read)
+                candidates = self._names_sharing_a_word(run, self._search(text, read))
             doubtful = bool(candidates) and _doubtful(candidates)
             if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
                 continue  # "Herceptin" near "visual perception": an unknown name, not a guess
             if candidates:
                 out.append(_Span(start, end, candidates, weak=doubtful))
         return out
+
+    def _names_sharing_a_word(
+        self, run: list[_Token], candidates: list[Candidate]
+    ) -> list[Candidate]:
+        """Full-text hits that share a word of the run other than a cue: "ARTEMIS gene" is no
+        mention of "gene expression" (the cue noun "gene" may end a name, it names nothing)."""
+        own = {_stem(w) for t in run if not self._ignorable(t.key) for w in t.key.split()}
+        return [
+            c
+            for c in candidates
+            if c.rule != "fulltext" or own & {_stem(w) for w in mention_key(c.name).split()}
+        ]
 
     def _free_runs(self, tokens: list[_Token], covered: set[int]) -> list[tuple[int, int]]:
         runs, start = [], None
@@ -449,13 +469,15 @@ class EntityLinker:
         """The token's key with unknown words respelled, and other readings of known words.
 
         An unknown word is read as its closest lexicon word, unless it is common English
-        ("contain" is no typo of the gene alias "CONTRIN"). A known word may still be a typo
+        ("contain" is no typo of the gene alias "CONTRIN") or written like a symbol (symbols
+        one letter apart name other genes). A known word may still be a typo
         of another one slip away ("hpi" for "hip", "fo" for "of", "mats" for "mast", "mael" for
         "male"), or a rare word close to a commoner one ("neurla" is a gene synonym, "neural" was
         meant).
         Those readings are kept as ``alts`` and used only when they complete a longer name.
         """
         original = mention_key(word.text).split()
+        symbol = words.looks_like_symbol(word.text)  # "ARTEMIS" is not a typo of artemin
         counts = self.lexicon.word_counts
         key: list[str] = []
         readings: list[set[str]] = []
@@ -465,7 +487,7 @@ class EntityLinker:
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
                     respelled = self._closest_word(token)
-                    if token not in self.lexicon.words and not words.is_common(token):
+                    if token not in self.lexicon.words and not (words.is_common(token) or symbol):
                         token = respelled
                     elif counts[respelled] > counts[token] or token not in self.lexicon.words:
                         others.add(respelled)  # common English ("contain") is no typo on its own
@@ -604,6 +626,11 @@ def _restatements_merged(tokens: list[_Token], spans: list[_Span]) -> list[_Span
             agreed = [c for c in previous.candidates if c.id in shared]
             kept[-1] = _Span(previous.start, span.end, agreed, previous.weak and span.weak)
     return kept
+
+
+def _stem(word: str) -> str:
+    """A rough stem, as the full-text searcher compares words: "bones" is "bone"."""
+    return word.removesuffix("s") if len(word) > 3 else word
 
 
 def _doubtful(candidates: list[Candidate]) -> bool:

@@ -29,8 +29,10 @@ class Candidate(_Model):
     name: str
     score: float
     rule: str = Field(
-        description="id, xref, name, synonym, name-salt, fuzzy, fulltext, vector; namesake: "
-        "another node with the exact name of a candidate, form: a numbered form of a disease "
+        description="id, xref, name, synonym, name-salt, base (a disease title without its "
+        "qualifiers), fuzzy, fulltext, vector; namesake: "
+        "another node with the exact name of a candidate, form: a numbered or qualified form "
+        "of a disease "
         "candidate ('Bartter syndrome, type 3'): alternatives only"
     )
     matched: str = Field(description="the node's name, synonym or id that matched")

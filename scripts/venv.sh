@@ -23,7 +23,14 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   "$venv/bin/pip" install --quiet --no-deps -r "$root/requirements-nodeps.txt" >&2
   touch "$venv/.complete"
 fi
+# The project itself is installed editable, so the venv follows the checkout; again only when
+# the checkout or its pyproject.toml changed (entry points, packages), and under the lock: two
+# callers installing at once remove each other's scripts.
+editable="$venv/.editable-$( (echo "$root"; cat "$root/pyproject.toml") | sha256sum | cut -c1-16)"
+if [ ! -f "$editable" ]; then
+  "$venv/bin/pip" install --quiet --no-deps -e "$root" >&2
+  rm -f "$venv"/.editable-*
+  touch "$editable"
+fi
 flock -u 9
-# The project itself is installed editable on every call (cheap) so the venv follows the checkout.
-"$venv/bin/pip" install --quiet --no-deps -e "$root" >&2
 echo "$venv"

@@ -169,9 +169,11 @@ def test_a_conjunction_ranks_what_meets_every_constraint_first(
         "What is the GWAS p-value for the association between FBN1 and Marfan syndrome?",
         "When was Viagra approved by the FDA?",
         "Which protein is targeted by Zorbaxumab?",
+        # full text finds names sharing only the cue noun ("Celiac disease"): no mention
+        "Which genes cause Zorbax disease?",
         "MATCH (n) DETACH DELETE n",
     ],
-    ids=["market-share", "gwas", "approval-date", "unknown-drug", "cypher"],
+    ids=["market-share", "gwas", "approval-date", "unknown-drug", "unknown-disease", "cypher"],
 )
 def test_what_the_graph_does_not_hold_is_not_found_and_cites_nothing(
     agent: GraphAgent, agent_graph: GraphStore, question: str
@@ -180,6 +182,21 @@ def test_what_the_graph_does_not_hold_is_not_found_and_cites_nothing(
     answer = agent.ask(question)
     assert answer.status == "not_found" and answer.claims == [] and answer.answers == []
     assert agent_graph.read("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+
+def test_a_disease_is_named_without_its_title_qualifiers(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # OMIM's title is "Spinal and bulbar muscular atrophy, X-linked 1"; HPO also holds the
+    # phenotype "Spinal muscular atrophy", spelt closer to the question's words
+    genes = _ids(
+        agent_graph,
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d:Disease) "
+        "WHERE d.name STARTS WITH 'Spinal and bulbar muscular atrophy,' RETURN g.id AS id",
+    )
+    answer = agent.ask("Which gene is mutated in spinal-bulbar muscular atrophy?")
+    found = {n.id for n in answer.answers}
+    assert genes and found and found <= genes
 
 
 def test_control_characters_are_cleaned_not_fatal(agent: GraphAgent) -> None:

@@ -29,6 +29,20 @@ ROWS = [
         "name": "Mucopolysaccharidosis, type II",
         "synonyms": ["Hunter syndrome"],
     },
+    # an OMIM title with qualifiers, a phenotype spelt close to its head, a one-word head
+    {
+        "id": "OMIM:313200",
+        "label": "Disease",
+        "name": "Spinal and bulbar muscular atrophy, X-linked 1",
+    },
+    {"id": "HP:0007269", "label": "Phenotype", "name": "Spinal muscular atrophy"},
+    {
+        "id": "HP:0003202",
+        "label": "Phenotype",
+        "name": "Skeletal muscle atrophy",
+        "synonyms": ["Muscular atrophy"],
+    },
+    {"id": "OMIM:220290", "label": "Disease", "name": "Deafness, autosomal recessive 1A"},
     {"id": "MESH:D006973", "label": "Disease", "name": "Hypertension"},
     {"id": "HP:0000822", "label": "Phenotype", "name": "Hypertension"},
     {"id": "HP:0012828", "label": "Phenotype", "name": "Severe"},
@@ -69,6 +83,8 @@ ROWS = [
         "symbol": "HAO1",
         "synonyms": ["GO", "GOX1"],
     },
+    # a gene name one letter from DCLRE1C's alias ARTEMIS, which this lexicon lacks
+    {"id": "NCBIGene:9048", "label": "Gene", "name": "artemin", "symbol": "ARTN"},
     {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
     {
         "id": "GO:0060837",

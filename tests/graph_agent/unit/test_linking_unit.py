@@ -122,3 +122,28 @@ def test_a_disease_keeps_its_numbered_forms_as_alternatives(linker: EntityLinker
     assert [c.id for c in mention.candidates] == ["ORPHA:112"]
     forms = {c.id for c in mention.alternatives if c.rule == "form"}
     assert forms == {"OMIM:607364", "OMIM:602522"}  # type 3 and type 4A, not the parent
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["spinal and bulbar muscular atrophy", "spinal-bulbar muscular atrophy"],
+    ids=["head", "head-respelt"],
+)
+def test_a_qualified_title_is_named_by_its_head(linker: EntityLinker, written: str) -> None:
+    # OMIM titles put qualifiers after a comma; people name the disease without them, and a
+    # phenotype spelt almost like the head ("Spinal muscular atrophy") is not what they mean
+    mentions = linker.mentions(f"What is the cause of {written}?")
+    assert _strong(mentions) == {written: {"OMIM:313200"}}
+
+
+def test_a_one_word_head_does_not_name_its_qualified_titles(linker: EntityLinker) -> None:
+    mentions = linker.mentions("Which genes cause deafness?")
+    assert "OMIM:220290" not in {c.id for m in mentions for c in m.candidates}
+
+
+def test_a_word_written_like_a_symbol_is_not_respelled(linker: EntityLinker) -> None:
+    # ARTEMIS (an alias of DCLRE1C, not in this lexicon) is one letter from "artemin"
+    mentions = linker.mentions("Does ARTEMIS cause severe combined immunodeficiency?")
+    assert "NCBIGene:9048" not in {c.id for m in mentions for c in m.candidates}
+    [mention] = linker.mentions("Which genes does artemn bind?")  # a typo of a name is still one
+    assert [c.id for c in mention.candidates] == ["NCBIGene:9048"]
