@@ -32,7 +32,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 6
+LEXICON_FORMAT = 7
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -145,6 +145,12 @@ class Lexicon:
         )
         return [key for (key,) in rows]
 
+    def word_label(self, word: str) -> str | None:
+        """The one label whose names use ``word`` ("artemin": Gene), None for a word of
+        several labels or of none."""
+        row = self._db.execute("SELECT only_label FROM words WHERE word = ?", (word,)).fetchone()
+        return row[0] if row else None
+
     def label(self, node_id: str) -> str:
         return self.nodes[node_id][0]
 
@@ -247,25 +253,31 @@ def _fill(db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame) -> No
     """Write the lexicon's tables from its frames."""
     names = keys.filter(~pl.col("rule").is_in(["id", "xref"]))
     refs = keys.filter(pl.col("rule").is_in(["id", "xref"])).unique("key", keep="first")
+    # words of the names as written: a title's head repeats its words (counts stay true)
     words = (
-        names.select(pl.col("key").str.split(" ").alias("word"))
+        names.filter(pl.col("rule") != "base")
+        .join(nodes.unique("id").select("id", "label"), on="id", how="left")
+        .select(pl.col("key").str.split(" ").alias("word"), "label")
         .explode("word")
         .group_by("word")
-        .len()
+        .agg(
+            n=pl.len(),
+            only_label=pl.when(pl.col("label").n_unique() == 1).then(pl.col("label").first()),
+        )
     )
     db.executescript(
         """
         CREATE TABLE nodes (id TEXT PRIMARY KEY, label TEXT, name TEXT);
         CREATE TABLE keys (key TEXT, id TEXT, rule TEXT, text TEXT);
         CREATE TABLE ids (ref TEXT PRIMARY KEY, id TEXT);
-        CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER);
+        CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER, only_label TEXT);
         CREATE TABLE labels (label TEXT PRIMARY KEY);
         """
     )
     db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", nodes.unique("id").iter_rows())
     db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
     db.executemany("INSERT INTO ids VALUES (?, ?)", refs.select("key", "id").iter_rows())
-    db.executemany("INSERT INTO words VALUES (?, ?)", words.iter_rows())
+    db.executemany("INSERT INTO words VALUES (?, ?, ?)", words.iter_rows())
     db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in nodes["label"].unique()))
     db.execute("CREATE INDEX keys_by_key ON keys (key)")
     db.commit()
@@ -320,8 +332,11 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
 def _title_base(title: str) -> str | None:
     """The disease a qualified title names ("Spinal and bulbar muscular atrophy" of OMIM's
     "Spinal and bulbar muscular atrophy, X-linked 1", "Severe combined immunodeficiency" of
-    "…, autosomal recessive, T cell-negative, …"): people leave the qualifiers out. None for a
-    one-word head ("Deafness, autosomal recessive 1A"): one word names a family too wide to
-    stand for its forms."""
-    head, comma, _ = title.partition(",")
-    return head.strip() if comma and len(head.split()) >= 2 else None
+    "…, autosomal recessive, T cell-negative, …"): people leave the qualifiers out.
+
+    None for a one-word head ("Deafness, autosomal recessive 1A": one word names a family too
+    wide to stand for its forms) and for an inverted "of" title, whose head is the complement
+    ("Radial heads, posterior dislocation of")."""
+    head, comma, rest = title.partition(",")
+    inverted = rest.split(",")[0].split()[-1:] == ["of"]
+    return head.strip() if comma and len(head.split()) >= 2 and not inverted else None

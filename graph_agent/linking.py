@@ -394,11 +394,12 @@ class EntityLinker:
             if len(mention_key(text)) < 4:
                 continue
             candidates: list[Candidate] = []
-            # a lone word written like a symbol is not respelled: a symbol or alias one letter
-            # from a name is another gene ("ARTEMIS" is not artemin, "PDE4A" not PDE5A)
-            symbol = len(run) == 1 and words.looks_like_symbol(run[0].text)
-            if not symbol and any(not words.is_english(t.text) for t in run):
+            # a lone word written like a symbol is no typo of a gene: a symbol or alias one
+            # letter from a gene's name is another gene ("ARTEMIS" is not artemin)
+            if any(not words.is_english(t.text) for t in run):
                 candidates = self._fuzzy(text)
+                if len(run) == 1 and words.looks_like_symbol(run[0].text):
+                    candidates = [c for c in candidates if c.label != "Gene"]
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
                 candidates = self._names_sharing_a_word(run, self._search(text, read))
             doubtful = bool(candidates) and _doubtful(candidates)
@@ -469,15 +470,15 @@ class EntityLinker:
         """The token's key with unknown words respelled, and other readings of known words.
 
         An unknown word is read as its closest lexicon word, unless it is common English
-        ("contain" is no typo of the gene alias "CONTRIN") or written like a symbol (symbols
-        one letter apart name other genes). A known word may still be a typo
+        ("contain" is no typo of the gene alias "CONTRIN"), or written like a symbol and one
+        letter from a word only genes use (another gene's). A known word may still be a typo
         of another one slip away ("hpi" for "hip", "fo" for "of", "mats" for "mast", "mael" for
         "male"), or a rare word close to a commoner one ("neurla" is a gene synonym, "neural" was
         meant).
         Those readings are kept as ``alts`` and used only when they complete a longer name.
         """
         original = mention_key(word.text).split()
-        symbol = words.looks_like_symbol(word.text)  # "ARTEMIS" is not a typo of artemin
+        symbol = words.looks_like_symbol(word.text)
         counts = self.lexicon.word_counts
         key: list[str] = []
         readings: list[set[str]] = []
@@ -487,7 +488,10 @@ class EntityLinker:
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
                     respelled = self._closest_word(token)
-                    if token not in self.lexicon.words and not (words.is_common(token) or symbol):
+                    # a symbol one letter from a gene's word is another gene's ("ARTEMIS" is
+                    # no typo of artemin); capitals are also how ChEMBL writes drug names
+                    gene = symbol and self.lexicon.word_label(respelled) == "Gene"
+                    if token not in self.lexicon.words and not (words.is_common(token) or gene):
                         token = respelled
                     elif counts[respelled] > counts[token] or token not in self.lexicon.words:
                         others.add(respelled)  # common English ("contain") is no typo on its own

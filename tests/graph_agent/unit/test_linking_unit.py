@@ -141,9 +141,23 @@ def test_a_one_word_head_does_not_name_its_qualified_titles(linker: EntityLinker
     assert "OMIM:220290" not in {c.id for m in mentions for c in m.candidates}
 
 
+def test_an_inverted_of_title_is_named_whole(linker: EntityLinker) -> None:
+    # OMIM's "Radial heads, posterior dislocation of": "Radial heads" is no disease
+    question = "What is the mode of inheritance of Radial heads, posterior dislocation of?"
+    mentions = linker.mentions(question)
+    named = [m for m in mentions if "OMIM:178300" in {c.id for c in m.candidates}]
+    assert [m.text for m in named] == ["Radial heads, posterior dislocation of"]
+
+
 def test_a_word_written_like_a_symbol_is_not_respelled(linker: EntityLinker) -> None:
     # ARTEMIS (an alias of DCLRE1C, not in this lexicon) is one letter from "artemin"
     mentions = linker.mentions("Does ARTEMIS cause severe combined immunodeficiency?")
     assert "NCBIGene:9048" not in {c.id for m in mentions for c in m.candidates}
     [mention] = linker.mentions("Which genes does artemn bind?")  # a typo of a name is still one
     assert [c.id for c in mention.candidates] == ["NCBIGene:9048"]
+
+
+def test_a_long_name_in_capitals_is_still_respelled(linker: EntityLinker) -> None:
+    # ChEMBL writes names in capitals; a typo of one is a typo, not an unknown symbol
+    [mention] = linker.mentions("What is SILDENAFLI used for?")
+    assert [c.id for c in mention.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]

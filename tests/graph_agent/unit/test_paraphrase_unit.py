@@ -150,3 +150,16 @@ def test_a_type_answered_by_another_source_is_followed_by_it(matcher: RelationMa
     )
     assert set(types[first : first + 2]) == {"HAS_SIDE_EFFECT", "REPORTED_ADVERSE_EVENT"}
     assert len(set(tried)) == len(tried)
+
+
+def test_a_cue_that_cannot_touch_the_subject_gives_way_to_the_words_meaning(
+    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+) -> None:
+    # "cause" cues gene-disease associations; Arachnodactyly is a phenotype, which no such
+    # edge touches: what the question means of a phenotype is read from its words
+    question = "What is the underlying cause of arachnodactyly?"
+    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
+    plan = planner.plan(question, linker.mentions(question))
+    assert "ASSOCIATED_WITH" in plan.intent.relations  # precondition: the cue is read
+    tried = [rel for r in plan.requests if isinstance(r, Neighbours) for rel in r.relations]
+    assert tried and tried[0].type == "HAS_PHENOTYPE" and tried[0].outgoing is False
