@@ -27,6 +27,10 @@ from biokg.graph_agent.research import (
 )
 from biokg.graph_agent.runner import QueryRunner
 
+#: A claim that holds is shown with the subjects' other values on its relationship when they
+#: are this few (other modes of inheritance: alternatives to the claim; a gene's twenty other
+#: diseases are a listing nobody asked for).
+MAX_ALSO_HELD = 3
 #: Subtypes taken into a claim's objects, and rows read per query.
 MAX_SUBTYPES = 500
 MAX_ROWS = 60
@@ -86,7 +90,31 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
                     "values for the rest"
                 )
                 return StepResult(self.name, findings + held, note=note)
-        return StepResult(self.name, findings, verdict=_verdict(findings, request.negated))
+        verdict = _verdict(findings, request.negated)
+        also = []
+        if verdict and request.held and runner.remaining_queries > 1:
+            also = _also_held(runner, request, findings)
+        note = (
+            f"the claim is met by the first {len({f.node for f in findings})} answer(s); the "
+            f"other {len(also)} are further values the graph holds on the same relationship"
+        )
+        return StepResult(self.name, findings + also, verdict=verdict, note=note if also else None)
+
+
+def _also_held(runner: QueryRunner, request: ClaimCheck, findings: list[Finding]) -> list[Finding]:
+    """The other values the subjects hold on the type that met the claim: "Is progeria
+    autosomal recessive?" is true, and the graph records it as autosomal dominant too; a
+    reader judging the verdict needs both. Ranked after the claim's own edges; none when there
+    are more than :data:`MAX_ALSO_HELD`."""
+    met = {f.relation for f in findings if not f.via}
+    relations = tuple(r for r in request.held if r.type in met)
+    if not relations:
+        return []
+    seeds = tuple(dict.fromkeys(f.seed for f in findings))
+    shown = BreadthSearch().run(runner, Neighbours(seeds, relations))
+    known = {(f.seed, f.node) for f in findings}
+    also = [f for f in shown.findings if not f.negated and (f.seed, f.node) not in known]
+    return also if len({f.node for f in also}) <= MAX_ALSO_HELD else []
 
 
 def _crossed(

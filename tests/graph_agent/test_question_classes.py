@@ -143,6 +143,26 @@ def test_a_claim_the_graph_does_not_hold_reports_what_it_does(
     assert AUTOSOMAL_DOMINANT in {n.id for n in answer.answers}
 
 
+def test_a_claim_that_holds_shows_the_other_values_of_its_relationship(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # a disease recorded as both recessive and dominant: "is it recessive?" is yes, and the
+    # reader sees the dominant record too, after the claim's own edge
+    [row] = agent_graph.read(
+        "MATCH (d:Disease)-[:HAS_MODE_OF_INHERITANCE]->(:Phenotype {id: 'HP:0000007'}) "
+        "MATCH (d)-[:HAS_MODE_OF_INHERITANCE]->(:Phenotype {id: $ad}) "
+        "WHERE size(d.name) < 40 AND NOT d.name CONTAINS ',' "
+        "MATCH (same:Disease) WHERE toLower(same.name) = toLower(d.name) "
+        "WITH d, count(same) AS namesakes WHERE namesakes = 1 "
+        "RETURN d.id AS id, d.name AS name ORDER BY d.id LIMIT 1",
+        {"ad": AUTOSOMAL_DOMINANT},
+    )
+    answer = agent.ask(f"Is {row['name']} an autosomal recessive disease?")
+    assert answer.verdict == "yes"
+    assert [n.id for n in answer.answers][:2] == ["HP:0000007", AUTOSOMAL_DOMINANT]
+    assert "further values" in answer.summary
+
+
 def test_a_conjunction_ranks_what_meets_every_constraint_first(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:
