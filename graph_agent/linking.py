@@ -231,6 +231,8 @@ class EntityLinker:
                         continue
                 if not _respects_quotes_and_brackets(tokens, start, end):
                     continue
+                if _inside_an_eponym(question, tokens, start):
+                    continue
                 candidates = self._named(_text(question, tokens, start, end), span)
                 candidates = self._plausible(span, candidates)
                 if candidates:
@@ -405,9 +407,26 @@ class EntityLinker:
             doubtful = bool(candidates) and _doubtful(candidates)
             if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
                 continue  # "Herceptin" near "visual perception": an unknown name, not a guess
+            if doubtful and self._another_proper_name(run, candidates):
+                continue  # "Eagle-Barrett syndrome" near "Cohen syndrome": another eponym
             if candidates:
                 out.append(_Span(start, end, candidates, weak=doubtful))
         return out
+
+    def _another_proper_name(self, run: list[_Token], candidates: list[Candidate]) -> bool:
+        """Whether the run is written as a proper name (capitalised words besides cues) that
+        no candidate's name holds whole: names carry no meaning, so a guess by meaning, by the
+        cue word ("syndrome") or by half the name ("Barrett esophagus" for "Eagle-Barrett
+        syndrome") names another entity."""
+        proper = {
+            _stem(w)
+            for t in run
+            if t.text[:1].isupper() and not self._ignorable(t.key)
+            for w in t.key.split()
+        }
+        return bool(proper) and not any(
+            proper <= {_stem(w) for w in mention_key(c.name).split()} for c in candidates
+        )
 
     def _names_sharing_a_word(
         self, run: list[_Token], candidates: list[Candidate]
@@ -587,6 +606,17 @@ def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
     if text.count("(") > text.count(")") and after.lstrip().startswith(")"):
         text += ")"
     return text
+
+
+def _inside_an_eponym(question: str, tokens: list[_Token], start: int) -> bool:
+    """Whether a span would start inside a double-barrelled name: "Barrett syndrome" of
+    "Eagle-Barrett syndrome", "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised
+    pieces joined by a dash are one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
+    if start == 0:
+        return False
+    before, here = tokens[start - 1].word, tokens[start].word
+    joined = before.end + 1 == here.start and question[before.end] in "-\u2013"
+    return joined and before.text[:1].isupper() and here.text[:1].isupper()
 
 
 def _respects_quotes_and_brackets(tokens: list[_Token], start: int, end: int) -> bool:

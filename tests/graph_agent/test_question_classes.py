@@ -191,9 +191,22 @@ def test_a_conjunction_ranks_what_meets_every_constraint_first(
         "Which protein is targeted by Zorbaxumab?",
         # full text finds names sharing only the cue noun ("Celiac disease"): no mention
         "Which genes cause Zorbax disease?",
+        # "Barrett syndrome" (Barrett esophagus) is inside the name, not the name
+        "Which genes cause Eagle-Barrett syndrome?",
+        # an eponym the graph lacks, near other "... syndrome" names only by meaning
+        "Which genes cause Quimby-Zorblatt syndrome?",
         "MATCH (n) DETACH DELETE n",
     ],
-    ids=["market-share", "gwas", "approval-date", "unknown-drug", "unknown-disease", "cypher"],
+    ids=[
+        "market-share",
+        "gwas",
+        "approval-date",
+        "unknown-drug",
+        "unknown-disease",
+        "inside-an-eponym",
+        "unknown-eponym",
+        "cypher",
+    ],
 )
 def test_what_the_graph_does_not_hold_is_not_found_and_cites_nothing(
     agent: GraphAgent, agent_graph: GraphStore, question: str

@@ -46,6 +46,12 @@ ROWS = [
     # an inverted "of" title: its head is the complement, no disease
     {"id": "OMIM:178300", "label": "Disease", "name": "Radial heads, posterior dislocation of"},
     {"id": "HP:0003083", "label": "Phenotype", "name": "Dislocated radial head"},
+    {
+        "id": "HP:0100580",
+        "label": "Phenotype",
+        "name": "Barrett esophagus",
+        "synonyms": ["Barrett syndrome"],
+    },
     {"id": "MESH:D006973", "label": "Disease", "name": "Hypertension"},
     {"id": "HP:0000822", "label": "Phenotype", "name": "Hypertension"},
     {"id": "HP:0012828", "label": "Phenotype", "name": "Severe"},

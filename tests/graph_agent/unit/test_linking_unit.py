@@ -161,3 +161,11 @@ def test_a_long_name_in_capitals_is_still_respelled(linker: EntityLinker) -> Non
     # ChEMBL writes names in capitals; a typo of one is a typo, not an unknown symbol
     [mention] = linker.mentions("What is SILDENAFLI used for?")
     assert [c.id for c in mention.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]
+
+
+def test_a_double_barrelled_name_is_not_named_by_its_second_half(linker: EntityLinker) -> None:
+    # "Barrett syndrome" is a synonym of Barrett esophagus; Eagle-Barrett is prune belly
+    mentions = linker.mentions("What is the triad of the Eagle-Barrett syndrome?")
+    assert "HP:0100580" not in {c.id for m in mentions for c in m.candidates}
+    [mention] = linker.mentions("Is reflux a feature of Barrett syndrome?")[-1:]
+    assert [c.id for c in mention.candidates] == ["HP:0100580"]
