@@ -180,13 +180,15 @@ class QuestionReader:
                 lemmas[i] = surface[i] = ""
         found = _find(lemmas, surface, self._phrases)
         # "the protein X", "the leaflet X", "the X protein": a noun beside a name says what the
-        # name is, not what the question asks for
+        # name is, not what the question asks for; a plural after it is what the question
+        # asks about ("schizophrenia symptoms" are the symptoms of schizophrenia)
         appositives = [  # right before the name ("the gene CALR") or after it ("ABCA1 protein")
             (start, p.name, span)
             for start, p in found
             if p.vocabulary == "label"
             for span, begin, end in ranges
-            if begin == start + len(p.lemmas) or end == start
+            if begin == start + len(p.lemmas)
+            or (end == start and written[start].casefold() == words[start])
             if p.name in span_labels.get(span, ())
         ]
         named_as = {span: label for _, label, span in appositives}
@@ -316,7 +318,11 @@ def _find(
                 continue
             span = (start, start + n)
             overlaps = [s for s in taken if s[0] < span[1] and span[0] < s[1] and s != span]
-            if overlaps:
+            # a label noun inside a relationship's phrase still names the kind asked for
+            # ("medications for X": indications, and drugs are the answer)
+            if overlaps and not (
+                phrase.vocabulary == "label" and all(taken[s] == "relation" for s in overlaps)
+            ):
                 continue
             taken.setdefault(span, phrase.vocabulary)
             key = (start, phrase.vocabulary, phrase.name)

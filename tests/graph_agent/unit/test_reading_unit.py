@@ -276,3 +276,28 @@ def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
     # alone, its words still ask for the relationship they name
     plan = _plan(planner, linker, "Which diseases are autosomal dominant?")
     assert plan.intent.relations == ("HAS_MODE_OF_INHERITANCE",)
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "named_as"),
+    [
+        ("Which drugs bind the FBN1 protein?", "FBN1", "Gene"),  # says what FBN1 is
+        ("What are the Hypertension symptoms?", "Hypertension", None),  # asks for symptoms
+    ],
+    ids=["singular-names-the-kind", "plural-is-the-head"],
+)
+def test_a_noun_after_a_name_names_its_kind_only_when_singular(
+    reader: QuestionReader, question: str, span: str, named_as: str | None
+) -> None:
+    labels = {"FBN1": {"Gene"}, "Hypertension": {"Disease", "Phenotype"}}
+    intent = reader.read(question, entity_spans=[span], span_labels=labels)
+    assert intent.named_as.get(span) == named_as
+
+
+def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
+    reader: QuestionReader,
+) -> None:
+    # "medication for" cues indications, and its noun says drugs are the answer
+    intent = reader.read("Could you name any medications for managing hypertension?")
+    assert "INDICATED_FOR" in intent.relations
+    assert intent.target_labels[:1] == ("Drug",)
