@@ -31,6 +31,7 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from string import ascii_lowercase
 from typing import Protocol
 
@@ -278,36 +279,30 @@ class EntityLinker:
             found = self._fuzzy(
                 _text(question, tokens, start, end), word_order=False, cutoff=WHOLE_NAME_CUTOFF
             )
+            # a whole name must be new and hold the words the parts left loose: "dampens
+            # [blood vessel … differentiation]" and "behind [Congenital disorder of
+            # glycosylation, type Im]" add a word to a name, not a name; the parts stay
             parts = {c.id for s in inside for c in s.candidates}
-            if found and {c.id for c in found} - parts:
-                # a whole name only the parts already named ("dampens [blood vessel ...
-                # differentiation]") adds a word, not a name: the parts stay
+            found = [c for c in found if c.id not in parts and _holds(c, tokens, loose)]
+            if found:
                 out = [s for s in out if s not in inside] + [_Span(start, end, found)]
         return out
 
     def _phrase_runs(self, tokens: list[_Token]) -> list[tuple[int, int]]:
         """Maximal runs of two or more words with no stop or grammar word, not crossing a
-        parenthesis or a quote."""
-        runs: list[tuple[int, int]] = []
-        run: list[int] = []
-
-        def close() -> None:
-            if len(run) >= 2:
-                runs.append((run[0], run[-1] + 1))
-            run.clear()
-
-        for i, token in enumerate(tokens):
-            if run:
-                last = tokens[run[-1]].word
-                here = token.word
-                if (last.parenthesised, last.quoted) != (here.parenthesised, here.quoted):
-                    close()
-            if token.key in words.STOP_WORDS or token.key in words.QUESTION_GRAMMAR:
-                close()
-                continue
-            run.append(i)
-        close()
-        return runs
+        parenthesis or a quote; then pairs of words or runs joined by one "of", as names join
+        their parts ("increased levels of serum alpha fetoprotein": a phenotype, not the gene
+        its last words name)."""
+        bounds = _word_runs(tokens)
+        runs = [(start, end) for start, end in bounds if end - start >= 2]
+        joined = [
+            (left[0], right[1])
+            for left, right in pairwise(bounds)
+            if right[0] == left[1] + 1
+            and tokens[left[1]].key == "of"
+            and _region(tokens[left[0]]) == _region(tokens[right[0]])
+        ]
+        return runs + joined
 
     def _plausible(self, span: list[_Token], candidates: list[Candidate]) -> list[Candidate]:
         """Drop gene aliases written as a plain English word ("sting", "trade", "damage"):
@@ -606,6 +601,37 @@ def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
     if text.count("(") > text.count(")") and after.lstrip().startswith(")"):
         text += ")"
     return text
+
+
+def _holds(candidate: Candidate, tokens: list[_Token], loose: list[int]) -> bool:
+    """Whether the name matched holds most of the loose words, spelt alike ("bulbar",
+    "Kaufman"; "serum" of "increased levels of serum alpha fetoprotein" may be missing, the
+    one verb of "dampens <a GO term>" may not)."""
+    named = mention_key(candidate.matched).split()
+    asked = [word for i in loose for word in tokens[i].key.split()]
+    held = [w for w in asked if any(fuzz.ratio(w, o) >= SPELL_SIMILARITY * 100 for o in named)]
+    return 2 * len(held) > len(asked)
+
+
+def _word_runs(tokens: list[_Token]) -> list[tuple[int, int]]:
+    """Maximal runs of words that are no stop or grammar word, not crossing a parenthesis or a
+    quote."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, token in enumerate(tokens):
+        plain = not (token.key in words.STOP_WORDS or token.key in words.QUESTION_GRAMMAR)
+        if start is not None and (not plain or _region(token) != _region(tokens[start])):
+            runs.append((start, i))
+            start = None
+        if plain and start is None:
+            start = i
+    if start is not None:
+        runs.append((start, len(tokens)))
+    return runs
+
+
+def _region(token: _Token) -> tuple[bool, bool]:
+    return token.word.parenthesised, token.word.quoted
 
 
 def _inside_an_eponym(question: str, tokens: list[_Token], start: int) -> bool:

@@ -52,6 +52,14 @@ ROWS = [
         "name": "Barrett esophagus",
         "synonyms": ["Barrett syndrome"],
     },
+    # a phenotype named by a change in a gene product's level, and the gene
+    {
+        "id": "HP:0006254",
+        "label": "Phenotype",
+        "name": "Elevated circulating alpha-fetoprotein concentration",
+        "synonyms": ["Increased levels of alpha-fetoprotein"],
+    },
+    {"id": "NCBIGene:174", "label": "Gene", "name": "alpha fetoprotein", "symbol": "AFP"},
     {"id": "MESH:D006973", "label": "Disease", "name": "Hypertension"},
     {"id": "HP:0000822", "label": "Phenotype", "name": "Hypertension"},
     {"id": "HP:0012828", "label": "Phenotype", "name": "Severe"},
@@ -95,6 +103,16 @@ ROWS = [
     # a gene name one letter from DCLRE1C's alias ARTEMIS, which this lexicon lacks
     {"id": "NCBIGene:9048", "label": "Gene", "name": "artemin", "symbol": "ARTN"},
     {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
+    {
+        "id": "GO:1900711",
+        "label": "GOTerm",
+        "name": "negative regulation of tensidol B biosynthetic process",
+    },
+    {
+        "id": "GO:1900708",
+        "label": "GOTerm",
+        "name": "negative regulation of tensidol A biosynthetic process",
+    },
     {
         "id": "GO:0060837",
         "label": "GOTerm",

@@ -169,3 +169,23 @@ def test_a_double_barrelled_name_is_not_named_by_its_second_half(linker: EntityL
     assert "HP:0100580" not in {c.id for m in mentions for c in m.candidates}
     [mention] = linker.mentions("Is reflux a feature of Barrett syndrome?")[-1:]
     assert [c.id for c in mention.candidates] == ["HP:0100580"]
+
+
+def test_a_name_joined_by_of_is_tried_whole(linker: EntityLinker) -> None:
+    # the last words name the gene AFP; the whole phrase is a phenotype
+    question = "Which tumours show increased levels of serum alpha fetoprotein?"
+    assert _strong(linker.mentions(question)) == {
+        "increased levels of serum alpha fetoprotein": {"HP:0006254"}
+    }
+    assert _strong(linker.mentions("What does alpha fetoprotein bind?")) == {
+        "alpha fetoprotein": {"NCBIGene:174"}
+    }
+
+
+def test_a_whole_phrase_must_hold_the_words_the_parts_left_loose(linker: EntityLinker) -> None:
+    # the exact GO name and a verb after it: the whole phrase is as close to the tensidol A
+    # term, but holds no "dampen"; the exact name stays the mention
+    question = "What does negative regulation of tensidol B biosynthetic process dampen?"
+    assert _strong(linker.mentions(question)) == {
+        "negative regulation of tensidol B biosynthetic process": {"GO:1900711"}
+    }
