@@ -23,6 +23,11 @@ def matcher(sentence_embedder: OnnxEmbedder) -> RelationMatcher:
     return RelationMatcher(load_schema(), sentence_embedder)
 
 
+@pytest.fixture(scope="module")
+def planner_with_matcher(matcher: RelationMatcher, reader: QuestionReader) -> DeterministicPlanner:
+    return DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
+
+
 def _read(matcher: RelationMatcher, frame: str, label: str) -> list[tuple[str, bool | None]]:
     return [(r.type, r.outgoing) for r in matcher.match(frame, {label})]
 
@@ -79,24 +84,23 @@ def test_near_ties_are_all_tried_best_first(matcher: RelationMatcher) -> None:
 
 
 def test_a_question_naming_only_the_kind_of_answer_tries_the_closest_type_first(
-    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+    planner_with_matcher: DeterministicPlanner, linker: EntityLinker
 ) -> None:
     # "drugs" of a disease: indications, contraindications and off-label uses all reach Drug
     question = "Which drugs would be risky for a person who has Hypertension?"
-    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
-    plan = planner.plan(question, linker.mentions(question))
+    plan = planner_with_matcher.plan(question, linker.mentions(question))
     tried = [r.relations for r in plan.requests if isinstance(r, Neighbours)]
     assert tried[0][0].type == "CONTRAINDICATED_FOR"
     assert len(tried) > 1 and all(len({rel.type for rel in group}) == 1 for group in tried)
 
 
 def test_a_type_within_one_label_is_tried_the_other_way_last(
-    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+    planner_with_matcher: DeterministicPlanner, linker: EntityLinker
 ) -> None:
     # IS_A joins GO terms to GO terms: the direction read from the words is a guess, so the
     # other way comes last, saying what was asked and what it gives instead
     question = "Which terms is mitochondrion filed under?"
-    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
+    planner = planner_with_matcher
     requests = planner.plan(question, linker.mentions(question)).requests
     first, last = requests[0], requests[-1]
     assert isinstance(first, Neighbours) and isinstance(last, Neighbours)
@@ -153,13 +157,12 @@ def test_a_type_answered_by_another_source_is_followed_by_it(matcher: RelationMa
 
 
 def test_a_cue_that_cannot_touch_the_subject_gives_way_to_the_words_meaning(
-    matcher: RelationMatcher, reader: QuestionReader, linker: EntityLinker
+    planner_with_matcher: DeterministicPlanner, linker: EntityLinker
 ) -> None:
     # "cause" cues gene-disease associations; Arachnodactyly is a phenotype, which no such
     # edge touches: what the question means of a phenotype is read from its words
     question = "What is the underlying cause of arachnodactyly?"
-    planner = DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
-    plan = planner.plan(question, linker.mentions(question))
+    plan = planner_with_matcher.plan(question, linker.mentions(question))
     assert "ASSOCIATED_WITH" in plan.intent.relations  # precondition: the cue is read
     tried = [rel for r in plan.requests if isinstance(r, Neighbours) for rel in r.relations]
     assert tried and tried[0].type == "HAS_PHENOTYPE" and tried[0].outgoing is False
