@@ -91,7 +91,7 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
                 )
                 return StepResult(self.name, findings + held, note=note)
         verdict = _verdict(findings, request.negated)
-        also = []
+        also: list[Finding] = []
         if verdict and request.held and runner.remaining_queries > 1:
             also = _also_held(runner, request, findings)
         note = (

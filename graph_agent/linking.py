@@ -370,8 +370,8 @@ class EntityLinker:
         """Runs of words that are neither linked nor stop or grammar words (nor only cue words):
         typos of names (fuzzy) and descriptions (the engine's indexes). A single word is
         searched only if it could be a name on its own: not common English, not an adjective
-        or participle ("ciliary", "encoded"), and a word written like a symbol is not
-        respelled."""
+        or participle ("ciliary", "encoded"); a word written like a symbol is no typo of a
+        gene."""
         out = []
         for start, end in self._free_runs(tokens, covered):
             while start < end and self._ignorable_or_number(tokens[start].key):
