@@ -106,7 +106,7 @@ def _also_held(runner: QueryRunner, request: ClaimCheck, findings: list[Finding]
     autosomal recessive?" is true, and the graph records it as autosomal dominant too; a
     reader judging the verdict needs both. Ranked after the claim's own edges; none when there
     are more than :data:`MAX_ALSO_HELD`."""
-    met = {f.relation for f in findings if not f.via}
+    met = {f.relation for f in findings}  # a path's "A>B" is no type: only direct edges
     relations = tuple(r for r in request.held if r.type in met)
     if not relations:
         return []

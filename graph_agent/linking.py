@@ -266,7 +266,7 @@ class EntityLinker:
         word of the run is left unlinked.
         """
         out = list(spans)
-        for start, end in self._phrase_runs(tokens):
+        for start, end in _phrase_runs(tokens):
             inside = [s for s in out if start <= s.start and s.end <= end]
             linked = {i for s in inside for i in range(s.start, s.end)}
             loose = [
@@ -287,22 +287,6 @@ class EntityLinker:
             if found:
                 out = [s for s in out if s not in inside] + [_Span(start, end, found)]
         return out
-
-    def _phrase_runs(self, tokens: list[_Token]) -> list[tuple[int, int]]:
-        """Maximal runs of two or more words with no stop or grammar word, not crossing a
-        parenthesis or a quote; then pairs of words or runs joined by one "of", as names join
-        their parts ("increased levels of serum alpha fetoprotein": a phenotype, not the gene
-        its last words name)."""
-        bounds = _word_runs(tokens)
-        runs = [(start, end) for start, end in bounds if end - start >= 2]
-        joined = [
-            (left[0], right[1])
-            for left, right in pairwise(bounds)
-            if right[0] == left[1] + 1
-            and tokens[left[1]].key == "of"
-            and _region(tokens[left[0]]) == _region(tokens[right[0]])
-        ]
-        return runs + joined
 
     def _plausible(self, span: list[_Token], candidates: list[Candidate]) -> list[Candidate]:
         """Drop gene aliases written as a plain English word ("sting", "trade", "damage"):
@@ -414,26 +398,20 @@ class EntityLinker:
         cue word ("syndrome") or by half the name ("Barrett esophagus" for "Eagle-Barrett
         syndrome") names another entity."""
         proper = {
-            _stem(w)
+            words.stem(w)
             for t in run
             if t.text[:1].isupper() and not self._ignorable(t.key)
             for w in t.key.split()
         }
-        return bool(proper) and not any(
-            proper <= {_stem(w) for w in mention_key(c.name).split()} for c in candidates
-        )
+        return bool(proper) and not any(proper <= _name_words(c) for c in candidates)
 
     def _names_sharing_a_word(
         self, run: list[_Token], candidates: list[Candidate]
     ) -> list[Candidate]:
         """Full-text hits that share a word of the run other than a cue: "ARTEMIS gene" is no
         mention of "gene expression" (the cue noun "gene" may end a name, it names nothing)."""
-        own = {_stem(w) for t in run if not self._ignorable(t.key) for w in t.key.split()}
-        return [
-            c
-            for c in candidates
-            if c.rule != "fulltext" or own & {_stem(w) for w in mention_key(c.name).split()}
-        ]
+        own = {words.stem(w) for t in run if not self._ignorable(t.key) for w in t.key.split()}
+        return [c for c in candidates if c.rule != "fulltext" or own & _name_words(c)]
 
     def _free_runs(self, tokens: list[_Token], covered: set[int]) -> list[tuple[int, int]]:
         runs, start = [], None
@@ -613,6 +591,23 @@ def _holds(candidate: Candidate, tokens: list[_Token], loose: list[int]) -> bool
     return 2 * len(held) > len(asked)
 
 
+def _phrase_runs(tokens: list[_Token]) -> list[tuple[int, int]]:
+    """Maximal runs of two or more words with no stop or grammar word, not crossing a
+    parenthesis or a quote; then pairs of words or runs joined by one "of", as names join
+    their parts ("increased levels of serum alpha fetoprotein": a phenotype, not the gene
+    its last words name)."""
+    bounds = _word_runs(tokens)
+    runs = [(start, end) for start, end in bounds if end - start >= 2]
+    joined = [
+        (left[0], right[1])
+        for left, right in pairwise(bounds)
+        if right[0] == left[1] + 1
+        and tokens[left[1]].key == "of"
+        and _region(tokens[left[0]]) == _region(tokens[right[0]])
+    ]
+    return runs + joined
+
+
 def _word_runs(tokens: list[_Token]) -> list[tuple[int, int]]:
     """Maximal runs of words that are no stop or grammar word, not crossing a parenthesis or a
     quote."""
@@ -688,9 +683,9 @@ def _restatements_merged(tokens: list[_Token], spans: list[_Span]) -> list[_Span
     return kept
 
 
-def _stem(word: str) -> str:
-    """A rough stem, as the full-text searcher compares words: "bones" is "bone"."""
-    return word.removesuffix("s") if len(word) > 3 else word
+def _name_words(candidate: Candidate) -> set[str]:
+    """The candidate's name, word by word, stemmed."""
+    return {words.stem(w) for w in mention_key(candidate.name).split()}
 
 
 def _doubtful(candidates: list[Candidate]) -> bool:

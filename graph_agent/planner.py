@@ -206,11 +206,10 @@ class DeterministicPlanner:
             # hold the relationship the words paraphrase ("What do doctors give X for?")
             return [label_text, *self._paraphrased(question, seeds, mention, labels, focus)]
         relations = self._relations(labels, intent, targets)
-        # cued types that cannot touch the subject say nothing about it ("the cause of
-        # <a phenotype>": "cause" cues genes of diseases): its words are read by meaning
-        cued = bool(intent.relations) and bool(self._typed(labels, intent, intent.relations, ()))
         requests: list[Request] = []
-        if not (relations or cued or targets):
+        # no relations also when the cued types cannot touch the subject ("the cause of <a
+        # phenotype>": "cause" cues genes of diseases): its words are read by meaning
+        if not (relations or targets):
             # "What problems do patients with X have?"
             requests = self._paraphrased(question, seeds, mention, labels, focus)
             if requests:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
-from biokg.graph_agent.text import STOP_WORDS
+from biokg.graph_agent.text import STOP_WORDS, stem
 from biokg.ingest.embedding.nodes import (
     Embedder,
     Reader,
@@ -118,9 +118,8 @@ def _dot(a: list[float], b: list[float]) -> float:
 
 
 def _words(text: str) -> set[str]:
-    """Content words, plural -s dropped (a rough stem: "bones" shares "bone")."""
-    words = (w.removesuffix("s") if len(w) > 3 else w for w in name_key(text).split())
-    return {w for w in words if w not in STOP_WORDS}
+    """Content words, stemmed ("bones" shares "bone")."""
+    return {stem(w) for w in name_key(text).split() if stem(w) not in STOP_WORDS}
 
 
 def _dice(asked: set[str], named: set[str]) -> float:

@@ -112,6 +112,11 @@ def mention_key(text: str) -> str:
     return _NUMBERED.sub(lambda m: f"{m[1]} {_ROMAN[m[2]]}{m[3]}", key)
 
 
+def stem(word: str) -> str:
+    """A rough stem for comparing names word by word: plural -s dropped ("bones" is "bone")."""
+    return word.removesuffix("s") if len(word) > 3 else word
+
+
 def clean(text: str) -> str:
     """The question without control characters and with single spaces."""
     return " ".join(_CONTROL.sub(" ", text).split())
