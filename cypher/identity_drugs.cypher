@@ -1,5 +1,6 @@
-// Every Drug node with the names, xrefs and sources identity resolution matches and merges on
-// (absent lists come back null; callers treat them as empty: coalesce here costs ~1/3 more).
+// Every Drug node with its shown names and xrefs and every source's facts about it (what identity
+// resolution matches on, per source; biokg.ingest.node_facts).
 MATCH (d:Drug)
 RETURN d.id AS id, d.name AS name, d.synonyms AS synonyms, d.brand_names AS brand_names,
-       d.generic_names AS generic_names, d.xrefs AS xrefs, d.sources AS sources
+       d.generic_names AS generic_names, d.xrefs AS xrefs, d.sources AS sources,
+       d.source_facts AS facts

@@ -1,6 +1,5 @@
-// Update nodes this source defines: its properties win, its name joins `sources` once.
+// Show newly chosen values and facts on existing nodes; a null removes a property no source
+// states any more.
 UNWIND $rows AS row
 MATCH (n:Entity {id: row.id})
-SET n += row
-SET n.sources = CASE WHEN $source IN coalesce(n.sources, []) THEN n.sources
-                ELSE coalesce(n.sources, []) + [$source] END
+SET n += row.props

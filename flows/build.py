@@ -21,6 +21,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from biokg.embedding.static import node_embedder
 from biokg.errors import RetryableError
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
@@ -31,12 +32,12 @@ from biokg.ingest.build import (
     prepare_records,
     resolve_identities,
     split_unchanged,
+    with_identity_context,
     write_records,
 )
 from biokg.ingest.delta import save_snapshot
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ingest.embedding.static import node_embedder
 from biokg.ingest.identity import MergeReport, known_drugs
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
@@ -143,6 +144,7 @@ def build_flow(
         store.apply_schema(load_schema())
         names = build_order(sources or DEFAULT_SOURCES)
         planned = [fetch(name, settings, folder, offline) for name in names]
+        planned = with_identity_context(store, settings, planned, offline=offline)
         writer = GraphWriter(
             store, load_schema(), batch_size=settings.batch_size, bulk=settings.bulk_load
         )

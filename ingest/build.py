@@ -11,7 +11,9 @@ these same functions as tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
+from biokg import cypher
 from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
@@ -202,6 +205,7 @@ def build(
     planned = [
         fetch_source(n, settings, data_dir=data_dir, offline=offline) for n in build_order(sources)
     ]
+    planned = with_identity_context(store, settings, planned, offline=offline)
     results, pending = ([], planned) if force else split_unchanged(writer, planned)
     prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
     for plan, records, identity in resolve_identities(prepared, known_drugs(store)):
@@ -237,30 +241,105 @@ def bridge(
 def resolve_identities(
     prepared: list[tuple[Planned, Records]], known: pl.DataFrame
 ) -> list[tuple[Planned, Records, MergeReport]]:
-    """Put each source's Drug records onto the drugs already known (``known``: the graph's).
+    """Put each source's Drug records onto the drugs of the sources before it in the registry.
 
-    Sources are resolved in build order, so a later source (openFDA) merges onto the nodes of
-    an earlier one (ChEMBL) even before either is written. Then the source's edges that know a
-    drug only by name (FAERS reports) are resolved against every drug known at that point,
-    its own included, and validated again.
+    ``known`` is what each source states of the graph's Drug nodes (:func:`known_drugs`). A
+    source's records are matched against the rows of the sources before it in registry order
+    (PrimeKG's onto ChEMBL's, openFDA's onto both), never against later ones, and sources of
+    this build count with their new records, not the graph's: so the merges do not depend on
+    the order sources were built in (:func:`with_identity_context` reloads a source whose
+    earlier sources changed). Then the source's edges that know a drug only by name (FAERS
+    reports) are resolved against those drugs and its own, and validated again.
 
     Raises:
         RecordValidationError: a resolved edge breaks the schema.
     """
     schema = load_schema()
+    rank = {module.SOURCE.infores: i for i, module in enumerate(SOURCES.values())}
+    rebuilt = {plan.release.source for plan, _ in prepared}
+    known = known.filter(~pl.col("source").is_in(list(rebuilt)))
     out = []
     for plan, records in prepared:
         source = plan.release.source
-        records, report = resolve_drug_records(records, known, schema, source=source)
-        if report.drugs:
-            known = pl.concat([known, records.nodes["Drug"]], how="diagonal_relaxed")
+        earlier = [s for s, i in rank.items() if i < rank.get(source, len(rank))]
+        before = known.filter(pl.col("source").is_in(earlier))
+        records, report = resolve_drug_records(records, before, schema, source=source)
+        drugs = records.nodes.get("Drug")
+        if drugs is not None and drugs.height:
+            own = drugs.with_columns(pl.lit(source).alias("source"))
+            known = pl.concat([known, own], how="diagonal_relaxed")
+            before = pl.concat([before, own], how="diagonal_relaxed")
         if records.named_edges:
-            records = resolve_named_edges(records, known, schema, report=report)
+            records = resolve_named_edges(records, before, schema, report=report)
             validate(records, schema, source=source)
         if report.drugs or report.names.mentions:
             log.info("%s identity: %s", plan.name, report.as_dict())
         out.append((plan, records, report))
     return out
+
+
+def with_identity_context(
+    store: GraphStore,
+    settings: Settings,
+    planned: list[Planned],
+    *,
+    offline: bool = True,
+    dependents: bool = True,
+) -> list[Planned]:
+    """Key each drug source's load on the loads of the drug sources before it, and (with
+    ``dependents``) add the current sources whose key that changes.
+
+    A source's Drug records merge onto the drugs of the sources before it in the registry
+    (:func:`resolve_identities`), so its records depend on their loads: that is part of its load
+    key (``Release.context``), and a source built earlier whose key changes is fetched again
+    (cached) and reloaded in this build. Returns the planned sources in build order.
+    """
+    current = _current_loads(store)
+    by_name = {plan.name: plan for plan in planned}
+    context: dict[str, str] = {}
+    out = []
+    for name, module in SOURCES.items():
+        info = module.SOURCE
+        plan = by_name.get(name)
+        if plan is None and dependents and info.drugs and info.infores in current:
+            if current[info.infores][1] != context:  # its earlier drug sources changed
+                log.info("%s: the drugs it merges onto changed; reloading it", name)
+                plan = fetch_source(name, settings, offline=offline)
+        if plan is not None and info.drugs:
+            plan = dataclasses.replace(
+                plan, release=dataclasses.replace(plan.release, context=dict(context))
+            )
+        if plan is not None:
+            out.append(plan)
+        if info.drugs and (plan is not None or info.infores in current):
+            context[info.infores] = (
+                plan.release.load_id if plan is not None else current[info.infores][0]
+            )
+    return out
+
+
+def identity_stale(store: GraphStore) -> list[str]:
+    """Current drug sources whose drugs merged onto loads that are no longer current (a refresh
+    of an earlier source changed them): they must be loaded again, in build order."""
+    current = _current_loads(store)
+    context: dict[str, str] = {}
+    stale = []
+    for name, module in SOURCES.items():
+        info = module.SOURCE
+        if not (info.drugs and info.infores in current):
+            continue
+        if current[info.infores][1] != context:
+            stale.append(name)
+        context[info.infores] = current[info.infores][0]
+    return stale
+
+
+def _current_loads(store: GraphStore) -> dict[str, tuple[str, dict[str, str]]]:
+    """infores → (current load id, the loads its drugs merged onto)."""
+    return {
+        row["source"]: (row["load_id"], json.loads(row["context"] or "{}"))
+        for row in store.read(cypher.load("build_current_loads"))
+    }
 
 
 def split_unchanged(

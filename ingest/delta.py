@@ -12,14 +12,15 @@ built elsewhere, a cache wiped) there is no baseline, and the caller loads the s
 
 What a delta writes:
 
-* nodes the source newly defines or whose properties changed (a property the source no longer
-  states is removed); stubs it newly references (created only when absent);
+* nodes the source newly defines or whose properties changed, as its facts
+  (:mod:`biokg.ingest.node_facts`: a property it no longer states loses its value, another
+  source's value shows if one states it); stubs it newly references;
 * its edges added (CREATE) or changed (rewritten with the new provenance); edges gone upstream
   deleted by id; other sources' edges are never read or written;
-* nodes it no longer asserts lose its name from ``sources``. An ontology term the release marks
-  obsolete stays, with ``obsolete: true`` and OBO's ``replaced_by`` / ``consider``, so old ids
-  remain findable; any other node that no source asserts any more and that has no edge left is
-  deleted (docs/decisions/0015-refresh.md).
+* nodes it no longer asserts lose its facts (and its name from ``sources``). An ontology term
+  the release marks obsolete stays, with ``obsolete: true`` and OBO's ``replaced_by`` /
+  ``consider``, so old ids remain findable; any other node that no source asserts any more
+  and that has no edge left is deleted (docs/decisions/0015-refresh.md).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import polars as pl
 from biokg import cypher
 from biokg.errors import StoreError
 from biokg.ingest.files import atomic_path
+from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.ingest.writer import batches, write_node_rows
 from biokg.schema import GraphSchema
@@ -56,8 +58,6 @@ class Change:
     added: pl.DataFrame
     changed: pl.DataFrame
     removed: pl.DataFrame
-    #: per changed node id, the properties the old record had and the new one lacks
-    dropped: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -123,7 +123,6 @@ def diff(old: Records, new: Records) -> Delta:
     delta = Delta()
     for label in sorted(set(old.nodes) | set(new.nodes)):
         delta.nodes[label] = _diff_frames(old.nodes.get(label), new.nodes.get(label), ())
-        delta.nodes[label] = _with_dropped(delta.nodes[label], old.nodes.get(label))
     for label in sorted(set(old.stubs) | set(new.stubs)):
         change = _diff_frames(old.stubs.get(label), new.stubs.get(label), ())
         delta.stubs[label] = Change(change.added, change.added.clear(), change.removed)
@@ -180,20 +179,6 @@ def _hashed(frame: pl.DataFrame, columns: list[str], dtypes: dict) -> pl.DataFra
     return frame.select("id").with_columns(full.hash_rows(seed=15).alias("hash"))
 
 
-def _with_dropped(change: Change, old: pl.DataFrame | None) -> Change:
-    """Note, per changed node, the properties its old record set and the new one does not."""
-    if old is None or not change.changed.height:
-        return change
-    before = old.join(change.changed.select("id"), on="id", how="semi")
-    stated_before = {r["id"]: {k for k, v in r.items() if v is not None} for r in before.to_dicts()}
-    dropped = {}
-    for row in change.changed.to_dicts():
-        gone = stated_before.get(row["id"], set()) - {k for k, v in row.items() if v is not None}
-        if gone:
-            dropped[row["id"]] = sorted(gone)
-    return Change(change.added, change.changed, change.removed, dropped)
-
-
 # -- apply ----------------------------------------------------------------------------------
 def apply_delta(
     store: GraphStore,
@@ -217,10 +202,9 @@ def apply_delta(
             _delete_edges(tx, schema, rel_type, change.removed, source)
         for label, change in sorted(delta.nodes.items()):
             frame = pl.concat([change.added, change.changed], how="diagonal_relaxed")
-            _write_nodes(tx, schema, label, frame, source, stub=False)
-            _unset(tx, change.dropped)
+            _write_nodes(tx, schema, label, frame, release, stub=False)
         for label, change in sorted(delta.stubs.items()):
-            _write_nodes(tx, schema, label, change.added, source, stub=True)
+            _write_nodes(tx, schema, label, change.added, release, stub=True)
         for rel_type, change in sorted(delta.edges.items()):
             rows = change.added.with_columns(pl.lit(release.load_id).alias("load_id"))
             _write_edges(tx, schema, rel_type, rows, "write_create_edges", source)
@@ -232,10 +216,7 @@ def apply_delta(
             )
             tx.run(statement, rows=frame.to_dicts()).consume()
         for label, ids in sorted(delta.released.items()):
-            statement = cypher.load("delta_release_nodes").replace(
-                "{label}", _declared(schema, label)
-            )
-            tx.run(statement, ids=ids, source=source).consume()
+            release_node_facts(tx, Chooser(schema, label), ids, source)
         tx.run(
             cypher.load("write_source_version"),
             id=f"{release.id}#{release.load_id}",
@@ -257,20 +238,13 @@ def _write_nodes(
     schema: GraphSchema,
     label: str,
     frame: pl.DataFrame,
-    source: str,
+    release: Release,
     *,
     stub: bool,
 ) -> None:
-    _declared(schema, label)
+    chooser = Chooser(schema, label)
     for _, rows in batches(frame, STATEMENT_ROWS):
-        write_node_rows(tx, label, rows, source, stub=stub)
-
-
-def _unset(tx: neo4j.ManagedTransaction, dropped: dict[str, list[str]]) -> None:
-    """Remove the properties a source stopped stating (``SET n += {p: null}``)."""
-    rows = [{"id": i, "unset": dict.fromkeys(props)} for i, props in sorted(dropped.items())]
-    if rows:
-        tx.run(cypher.load("delta_unset_properties"), rows=rows).consume()
+        write_node_rows(tx, chooser, rows, release, stub=stub)
 
 
 def _write_edges(

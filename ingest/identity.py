@@ -39,6 +39,7 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
+from biokg.ingest import node_facts
 from biokg.ingest.records import Records, finalize_edges
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
@@ -196,6 +197,7 @@ class DrugIndex:
 
 KNOWN_DRUG_SCHEMA = {
     "id": pl.String,
+    "source": pl.String,
     "name": pl.String,
     **{
         c: pl.List(pl.String)
@@ -205,9 +207,18 @@ KNOWN_DRUG_SCHEMA = {
 
 
 def known_drugs(store: GraphStore) -> pl.DataFrame:
-    """The graph's Drug nodes with their names, xrefs and sources (one read; absent lists empty)."""
-    rows = store.read(cypher.load("identity_drugs"))
-    frame = pl.DataFrame({c: [r[c] for r in rows] for c in KNOWN_DRUG_SCHEMA}, KNOWN_DRUG_SCHEMA)
+    """What each source states of the graph's Drug nodes: one row per (node, source), with the
+    node's id, the source, and that source's names and xrefs (absent lists empty). Identity
+    matches a source's records against the rows of sources before it, so what a node shows (by
+    precedence, :mod:`biokg.ingest.node_facts`) never decides a merge."""
+    keys = [c for c in KNOWN_DRUG_SCHEMA if c not in ("id", "source")]
+    rows = []
+    for node in store.read(cypher.load("identity_drugs"), timeout_s=600.0):
+        shown = {k: node[k] for k in keys}
+        for source, fact in node_facts.parse(node["facts"], shown).items():
+            values = fact.values
+            rows.append({"id": node["id"], "source": source, **{k: values.get(k) for k in keys}})
+    frame = pl.DataFrame(rows, KNOWN_DRUG_SCHEMA)
     empty = pl.lit([], dtype=pl.List(pl.String))
     return frame.with_columns(pl.col(c).fill_null(empty) for c in DRUG_LIST_COLUMNS)
 
@@ -332,8 +343,8 @@ def resolve_drug_records(
         source: infores id, for the report.
 
     Returns:
-        The rewritten records (a merged record keeps its own id as an xref; lists are unioned
-        with the known node's, scalars keep the known node's values) and the merge report.
+        The rewritten records (a merged record takes the node's id and keeps its own id as an
+        xref and its own values: the node shows them by precedence) and the merge report.
     """
     report = MergeReport(source)
     frame = records.nodes.get("Drug")
@@ -354,7 +365,7 @@ def resolve_drug_records(
     if not mapping:
         return records, report
     nodes = dict(records.nodes)
-    nodes["Drug"] = _merge_drug_rows(frame, known, mapping)
+    nodes["Drug"] = _merge_drug_rows(frame, mapping)
     edges = {
         rel_type: _rewrite_endpoints(edge_frame, mapping, rel_type, schema)
         for rel_type, edge_frame in records.edges.items()
@@ -362,10 +373,9 @@ def resolve_drug_records(
     return dataclasses.replace(records, nodes=nodes, edges=edges), report
 
 
-def _merge_drug_rows(
-    frame: pl.DataFrame, known: pl.DataFrame, mapping: dict[str, str]
-) -> pl.DataFrame:
-    """Merged rows take the known node's id and scalars; list columns are unioned."""
+def _merge_drug_rows(frame: pl.DataFrame, mapping: dict[str, str]) -> pl.DataFrame:
+    """Merged rows take the node's id and keep their own id as an xref; several records of the
+    source on one node become one row (lists unioned, the first record's scalars)."""
     rewritten = frame.with_columns(
         pl.col("id").replace(mapping).alias("id"),
         pl.concat_list(
@@ -375,20 +385,16 @@ def _merge_drug_rows(
         .list.drop_nulls()
         .alias("xrefs"),
     )
-    targets = known.filter(pl.col("id").is_in(list(mapping.values())))
-    targets = targets.select([c for c in targets.columns if c in rewritten.columns])
-    combined = pl.concat([targets, rewritten], how="diagonal_relaxed")
     aggs = []
-    for column in combined.columns:
+    for column in rewritten.columns:
         if column == "id":
             continue
         if column in DRUG_LIST_COLUMNS:
             aggs.append(pl.col(column).explode().drop_nulls().unique().sort())
         else:
             aggs.append(pl.col(column).drop_nulls().first())
-    merged = combined.group_by("id", maintain_order=True).agg(aggs)
-    keep = set(rewritten["id"].to_list())
-    return merged.filter(pl.col("id").is_in(list(keep))).select(rewritten.columns).sort("id")
+    merged = rewritten.group_by("id", maintain_order=True).agg(aggs)
+    return merged.select(rewritten.columns).sort("id")
 
 
 def _rewrite_endpoints(

@@ -52,6 +52,9 @@ class Release:
     #: The code that turns the inputs into records: parser version, schema and identity rules'
     #: digests. Part of the load key, so a fix in any of them reaches an existing graph.
     code: dict[str, str] = field(default_factory=dict)
+    #: The loads of the sources whose drugs this load's drugs merge onto (infores → load id):
+    #: part of the load key, so a change there reloads this source (build.with_identity_context).
+    context: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -62,6 +65,7 @@ class Release:
         """Short digest of the exact inputs and the code that read them: edges of other loads of
         this source are stale."""
         keyed = {**self.checksums, **{f"code:{k}": v for k, v in self.code.items()}}
+        keyed |= {f"context:{k}": v for k, v in self.context.items()}
         text = "\n".join(f"{name}={digest}" for name, digest in sorted(keyed.items()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from biokg import cypher
+from biokg.embedding.static import node_embedder
 from biokg.errors import BiokgError
 from biokg.ingest.bridge import INFORES as BRIDGE
 from biokg.ingest.bridge import plan_bridge
@@ -37,14 +38,15 @@ from biokg.ingest.build import (
     check_licenses,
     code_key,
     fetch_source,
+    identity_stale,
     prepare_records,
     resolve_identities,
     source_module,
+    with_identity_context,
 )
 from biokg.ingest.delta import apply_delta, diff, load_snapshot, save_snapshot
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ingest.embedding.static import node_embedder
 from biokg.ingest.identity import known_drugs
 from biokg.ingest.records import Records, Release
 from biokg.ingest.upstream import UpstreamState, check_upstream, download_inputs
@@ -136,6 +138,12 @@ def fetch_inputs(name: str, settings: Settings, *, offline: bool) -> Planned:
     if not offline or settings.source_url(name):
         folder = download_inputs(name, settings)
     return fetch_source(name, settings, data_dir=folder, offline=offline and folder is None)
+
+
+def with_context(store: GraphStore, settings: Settings, planned: Planned) -> Planned:
+    """``planned`` keyed on the current loads of the drug sources before it (build's rule)."""
+    [keyed] = with_identity_context(store, settings, [planned], dependents=False)
+    return keyed
 
 
 def load_changes(
@@ -258,12 +266,14 @@ def refresh_source(
     current = current_load(store, name)
     try:
         state, unchanged = check(name, settings, current, offline=offline)
+        if unchanged and name in identity_stale(store):
+            unchanged = False  # an earlier source's drugs changed: merge onto them again
         if unchanged:
             report = SourceReport(
                 name, UNCHANGED, current.version, current.version, upstream=state.version
             )
         else:
-            planned = fetch_inputs(name, settings, offline=offline)
+            planned = with_context(store, settings, fetch_inputs(name, settings, offline=offline))
             report = load_changes(store, settings, planned, state, sample=sample)
     except BiokgError as err:
         log.warning("refresh of %s failed: %s", name, err)
@@ -290,6 +300,9 @@ def refresh(
     names = build_order(sources)
     check_licenses(names, settings)
     reports = [refresh_source(store, settings, n, offline=offline, sample=sample) for n in names]
+    for name in identity_stale(store):  # drugs that merged onto a source that just changed
+        if name not in names:
+            reports.append(refresh_source(store, settings, name, offline=offline, sample=sample))
     if any(r.status in (UPDATED, RELOADED) for r in reports):
         try:
             reports.append(refresh_bridge(store, settings, offline=offline))

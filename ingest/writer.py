@@ -15,16 +15,21 @@ the same as the Cypher road writes (a test builds both ways and compares); edges
 loads are still rewritten with Cypher, as on Neo4j. ``docs/decisions/0010-fast-first-build.md``
 has the numbers.
 
+Nodes are written as the source's *facts* (:mod:`biokg.ingest.node_facts`): each source's values
+are kept on the node and the shown ones chosen by schema/'s precedence, so the graph does not
+depend on the order sources were loaded in.
+
 Re-running converges: every statement is an upsert, the :SourceVersion record of a load is
-written last (a killed load is never marked current, so the next run redoes it), and once a load
-completes the source's edges from other loads are deleted as stale.
+written last (a killed load is never marked current, so the next run redoes it), and before that
+the source's edges from other loads are deleted as stale and its facts of other loads taken off
+the nodes it no longer asserts.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -33,6 +38,8 @@ import polars as pl
 
 from biokg import cypher
 from biokg.errors import RecordValidationError, StoreError
+from biokg.ingest import node_facts
+from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
@@ -42,6 +49,8 @@ log = logging.getLogger(__name__)
 #: Called after every committed batch with (what, rows done, rows total).
 Progress = Callable[[str, int, int], None]
 STALE_DELETE_BATCH = 20_000
+#: Finding the nodes a source no longer asserts scans its nodes once per load.
+STALE_READ_TIMEOUT_S = 600.0
 #: Edges per request to the embedded engine's batch loader, in write batches (50,000 edges,
 #: ~25 MB of NDJSON, at the default batch size).
 BULK_BATCHES = 5
@@ -134,8 +143,9 @@ class GraphWriter:
             created += c
         for rel_type, frame in sorted(records.edges.items()):
             written += self._write_edges(rel_type, frame, release, progress, rewrite=rewrite)
-        self._record_release(records, release, identity)
         deleted = self._delete_stale(release)
+        self._release_stale_nodes(release, records)
+        self._record_release(records, release, identity)
         return LoadResult(
             release.source, release.version, False, created, updated, written, deleted, identity
         )
@@ -144,13 +154,13 @@ class GraphWriter:
     def _write_nodes(
         self, label: str, frame: pl.DataFrame, release: Release, progress: Progress, *, stub: bool
     ) -> tuple[int, int]:
-        self.schema.label(label)  # the name is substituted into Cypher: it must be declared
+        chooser = Chooser(self.schema, label)  # a schema/ label: it is substituted into Cypher
         created = updated = 0
         what = f"{_short(release.source)} {'stub ' if stub else ''}{label} nodes"
         for done, rows in self._batches(frame):
 
             def work(tx, rows=rows):
-                return write_node_rows(tx, label, rows, release.source, stub=stub)
+                return write_node_rows(tx, chooser, rows, release, stub=stub)
 
             c, u = self.store.in_transaction(work)
             created, updated = created + c, updated + u
@@ -293,6 +303,35 @@ class GraphWriter:
             if batch < STALE_DELETE_BATCH:
                 return deleted
 
+    def _release_stale_nodes(self, release: Release, records: Records) -> int:
+        """Take this source's facts of other loads off the nodes it no longer asserts (terms the
+        release marks obsolete keep them, flagged as delta loads flag them); returns how many."""
+        rows = self.store.read(
+            cypher.load("write_stale_nodes"),
+            {"source": release.source, "load_id": release.load_id},
+            timeout_s=STALE_READ_TIMEOUT_S,
+        )
+        retired = {
+            label: frame.filter(pl.col("id").is_in([r["id"] for r in rows]))
+            for label, frame in records.retired.items()
+        }
+        kept = {i for frame in retired.values() for i in frame["id"].to_list()}
+        released = 0
+        for label, group in _by_label(r for r in rows if r["id"] not in kept).items():
+            chooser = Chooser(self.schema, label)
+            for offset in range(0, len(group), self.batch_size):
+                ids = group[offset : offset + self.batch_size]
+                released += self.store.in_transaction(
+                    lambda tx, ids=ids, c=chooser: release_node_facts(tx, c, ids, release.source)
+                )
+        for label, frame in retired.items():
+            if frame.height:
+                statement = cypher.load("delta_retire_nodes").replace(
+                    "{label}", self._declared_label(label)
+                )
+                self.store.write(statement, {"rows": frame.to_dicts()})
+        return released
+
     def _record_release(self, records: Records, release: Release, identity: dict | None) -> None:
         self.store.write(
             cypher.load("write_source_version"),
@@ -318,6 +357,7 @@ def release_props(records: Records, release: Release, identity: dict | None) -> 
         "loaded_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "checksums": json.dumps(release.checksums, sort_keys=True),
         "code": json.dumps(release.code, sort_keys=True),
+        "context": json.dumps(release.context, sort_keys=True),
         "counts": json.dumps(records.counts(), sort_keys=True),
         **({"identity": json.dumps(identity, sort_keys=True)} if identity else {}),
     }
@@ -333,41 +373,30 @@ def batches(frame: pl.DataFrame, size: int) -> Iterator[tuple[int, list[dict]]]:
 
 
 def write_node_rows(
-    tx: neo4j.ManagedTransaction, label: str, rows: list[dict], source: str, *, stub: bool
+    tx: neo4j.ManagedTransaction,
+    chooser: Chooser,
+    rows: list[dict],
+    release: Release,
+    *,
+    stub: bool,
 ) -> tuple[int, int]:
-    """Write one batch of ``label`` nodes in ``tx``: CREATE the missing ids, update the others
-    (a stub only adds ``source`` to an existing node); returns (created, existing).
-
-    ``label`` must be a schema/ label (it is substituted into Cypher).
+    """Write one batch of ``chooser.label`` records of ``release`` in ``tx`` as the source's
+    facts (:mod:`biokg.ingest.node_facts`); returns (created, existing).
 
     Raises:
         RecordValidationError: a row would relabel an existing node.
     """
-    ids = [row["id"] for row in rows]
-    existing = {
-        r["id"]: r["labels"] for r in tx.run(cypher.load("write_lookup_nodes"), ids=ids).data()
-    }
-    for node_id, labels in existing.items():
-        if label not in labels:
-            raise RecordValidationError(
-                f"{source}: record {node_id} is a {label}, but the graph "
-                f"already has it as {'/'.join(sorted(set(labels) - {'Entity'}))}"
-            )
-    new = [row for row in rows if row["id"] not in existing]
-    if new:
-        create = cypher.load("write_create_nodes").replace("{label}", label)
-        tx.run(create, rows=new, source=source).consume()
-    if stub:
-        tx.run(cypher.load("write_touch_stubs"), ids=list(existing), source=source).consume()
-    else:
-        # `sources` is appended to, never replaced (another source's mark stays)
-        old = [
-            {k: v for k, v in row.items() if k != "sources"}
-            for row in rows
-            if row["id"] in existing
-        ]
-        tx.run(cypher.load("write_update_nodes"), rows=old, source=source).consume()
-    return len(new), len(existing)
+    created, existing, clashes = node_facts.write_node_rows(
+        tx, chooser, rows, release.source, release.load_id, stub=stub
+    )
+    if clashes:
+        found = tx.run(cypher.load("write_lookup_nodes"), ids=clashes[:1]).single()
+        others = "/".join(sorted(set(found["labels"]) - {"Entity"}))
+        raise RecordValidationError(
+            f"{release.source}: record {clashes[0]} is a {chooser.label}, but the graph "
+            f"already has it as {others}"
+        )
+    return created, existing
 
 
 def _ndjson(frame: pl.DataFrame, rel_type: str, handles: dict[str, str]) -> bytes:
@@ -388,6 +417,13 @@ def _ndjson(frame: pl.DataFrame, rel_type: str, handles: dict[str, str]) -> byte
         held = [c for c in props if part.get_column(c).null_count() == 0]
         out.append(part.select(*_CONTROL, *held).write_ndjson())
     return "".join(out).encode()
+
+
+def _by_label(rows: Iterable[dict]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        out.setdefault(row["label"], []).append(row["id"])
+    return out
 
 
 def _short(source: str) -> str:

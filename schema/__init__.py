@@ -118,10 +118,26 @@ class ProvenanceSpec(_Strict):
     optional: dict[str, PropertyType]
 
 
+class PrecedenceSpec(_Strict):
+    """Which source's value a node shows when several assert it (nodes.yaml ``precedence``)."""
+
+    default: tuple[str, ...]
+    labels: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: ``Label.property`` → its own order, overriding the label's
+    properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    def order(self, label: str, prop: str | None = None) -> tuple[str, ...]:
+        """The sources in precedence order for ``label`` (and ``prop``), first wins."""
+        if prop is not None and f"{label}.{prop}" in self.properties:
+            return self.properties[f"{label}.{prop}"]
+        return self.labels.get(label, self.default)
+
+
 class _NodesFile(_Strict):
     entity: dict[str, PropertyType]
     labels: dict[str, LabelSpec]
     asked_properties: dict[str, tuple[str, ...]]
+    precedence: PrecedenceSpec
 
 
 class _RelationshipsFile(_Strict):
@@ -139,6 +155,8 @@ class GraphSchema(_Strict):
     provenance: ProvenanceSpec
     types: dict[str, RelationshipSpec]
     prefixes: dict[str, str]
+    #: which source's value a node shows (nodes.yaml ``precedence``)
+    precedence: PrecedenceSpec
     #: property → what people call it in questions (nodes.yaml ``asked_properties``)
     asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
@@ -162,6 +180,7 @@ class GraphSchema(_Strict):
             },
             "provenance": self.provenance.model_dump(),
             "prefixes": self.prefixes,
+            "precedence": self.precedence.model_dump(),
         }
         text = json.dumps(shape, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -230,6 +249,13 @@ class GraphSchema(_Strict):
                 problems.append(
                     f"nodes.yaml: {label}.kinds names undeclared property {spec.kinds.property!r}"
                 )
+        for label in self.precedence.labels:
+            if label not in self.labels:
+                problems.append(f"nodes.yaml: precedence names unknown label {label!r}")
+        for key in self.precedence.properties:
+            label, _, prop = key.partition(".")
+            if label not in self.labels or prop not in self.node_properties(label):
+                problems.append(f"nodes.yaml: precedence.properties {key!r} is no Label.property")
         declared = set(self.entity).union(*(spec.properties for spec in self.labels.values()))
         bad = sorted(set(self.asked_properties) - declared)
         if bad:
@@ -310,6 +336,7 @@ def _load(directory: Path) -> GraphSchema:
             types=rels.types,
             prefixes={str(k): str(v) for k, v in prefixes.items()},
             asked_properties=nodes.asked_properties,
+            precedence=nodes.precedence,
             not_held=rels.not_held,
             not_held_questions=rels.not_held_questions,
         )

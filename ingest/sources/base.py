@@ -47,6 +47,9 @@ class SourceInfo:
     #: Terms the user must accept before anything of the source is fetched or built
     #: (``biokg build --accept-<name>-license`` or ``BIOKG_<NAME>_ACCEPT_LICENSE=1``).
     license_terms: str | None = None
+    #: Its records define Drug nodes, which identity merges onto the drugs of the sources before
+    #: it in the registry: its load is keyed on theirs (build.with_identity_context).
+    drugs: bool = False
 
     def files_in(self, data_dir: Path) -> dict[str, Path]:
         """The source's files under their standard names in a user's folder.

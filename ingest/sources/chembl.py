@@ -45,7 +45,7 @@ from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.files import atomic_path
 from biokg.ingest.offline.chembl import build_chembl_sqlite
 from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file
-from biokg.ingest.online.download import download
+from biokg.ingest.online.download import download, mirrored
 from biokg.ingest.records import (
     Records,
     Release,
@@ -61,11 +61,14 @@ log = logging.getLogger(__name__)
 
 DB_FILE = "chembl.sqlite"
 ORG_FILE = "org.Hs.eg.sqlite"
-LISTING = "https://ftp.ebi.ac.uk/pub/databases/chembl/ChEMBLdb/latest/"
+FTP_HOST = "https://ftp.ebi.ac.uk"
+LISTING = FTP_HOST + "/pub/databases/chembl/ChEMBLdb/latest/"
+CHECKSUMS = "checksums.txt"  # sha256sum lines, published beside each release's files
 
 SOURCE = SourceInfo(
     name="chembl",
     infores="infores:chembl",
+    drugs=True,
     license="https://creativecommons.org/licenses/by-sa/3.0/",
     urls={DB_FILE: LISTING + "chembl_NN_sqlite.tar.gz"},
     # Rough sizes of a full release (ChEMBL 33-35: millions of molecules, ~7k mechanism rows,
@@ -75,6 +78,8 @@ SOURCE = SourceInfo(
         "edges:TARGETS": (3_000, 30_000),
         "edges:INDICATED_FOR": (20_000, 150_000),
     },
+    # the file server an online fetch reads; BIOKG_CHEMBL_URL names a mirror of its paths
+    rest_url=FTP_HOST,
 )
 
 # Tables and columns read (schema documentation linked in the module docstring).
@@ -105,7 +110,13 @@ GENERIC_TYPES = ("INN", "USAN", "BAN", "JAN", "USP", "BNF")
 REF_PREFIXES = {"PubMed": "PMID", "DOI": "DOI"}
 
 
-def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
+def fetch(
+    cache_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    offline: bool = True,
+    base_url: str = FTP_HOST,
+) -> Fetched:
     """A local ChEMBL SQLite (plus org.Hs.eg.db for UniProt -> NCBIGene), with the version.
 
     Args:
@@ -114,10 +125,13 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
             ``chembl_NN/chembl_NN_sqlite/chembl_NN.db``) from this folder.
         offline: without ``data_dir``, build the offline SQLite
             (:mod:`biokg.ingest.offline.chembl`) into ``cache_dir/chembl`` instead of downloading.
+        base_url: a mirror serving the FTP site's paths (:func:`~biokg.ingest.online.download.
+            mirrored`); the tarball is checked against the release's ``checksums.txt``.
 
     Raises:
         ConfigError: ``data_dir`` holds neither file.
-        FetchError: a download failed after retries (retryable).
+        FetchError: a download failed after retries (retryable), or the tarball does not match
+            its published sha256.
         SourceFormatError: the tarball is truncated/corrupt or holds no ``.db``; no version.
         BiokgError: the Debian org.Hs.eg.db package cannot be fetched.
     """
@@ -129,26 +143,42 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
     elif offline:
         db = build_chembl_sqlite(cache_dir / "chembl" / DB_FILE, cache_dir=cache_dir)
     else:
-        version = discover_release(cache_dir / "chembl")
-        url = f"{LISTING}chembl_{version}_sqlite.tar.gz"
-        db = _extract_db(download(url, cache_dir / "chembl"), cache_dir / "chembl")
+        listing = mirrored(LISTING, base_url, FTP_HOST)
+        version = discover_release(cache_dir / "chembl", listing)
+        name = f"chembl_{version}_sqlite.tar.gz"
+        expected = _published_sha256(download(listing + CHECKSUMS, cache_dir / "chembl"), name)
+        tarball = download(listing + name, cache_dir / "chembl", expected_sha256=expected)
+        db = _extract_db(tarball, cache_dir / "chembl")
     files = {DB_FILE: db, ORG_FILE: debian_file(*ORG_HS_DB, cache_dir)}
     # The offline SQLite holds every approved drug but curated mechanisms for only a few dozen.
     return fetched(files, discover_version(files), sample=offline and data_dir is None)
 
 
-def discover_release(cache_dir: Path) -> str:
+def discover_release(cache_dir: Path, listing_url: str = LISTING) -> str:
     """The newest release number (``"35"``) named in the ``latest/`` listing.
 
     Raises:
         FetchError: the listing cannot be downloaded.
         SourceFormatError: it names no ``chembl_NN_sqlite.tar.gz``.
     """
-    listing = download(LISTING, cache_dir)
+    listing = download(listing_url, cache_dir)
     found = re.findall(r"chembl_(\d+)_sqlite\.tar\.gz", listing.read_text(errors="replace"))
     if not found:
-        raise SourceFormatError(f"{LISTING} ({listing}): no chembl_NN_sqlite.tar.gz listed")
+        raise SourceFormatError(f"{listing_url} ({listing}): no chembl_NN_sqlite.tar.gz listed")
     return max(found, key=int)
+
+
+def _published_sha256(checksums: Path, name: str) -> str:
+    """The sha256 ``checksums.txt`` lists for ``name`` (``<hex>  <file>`` lines).
+
+    Raises:
+        SourceFormatError: the file does not list ``name``.
+    """
+    for line in checksums.read_text(errors="replace").splitlines():
+        digest, _, file = line.strip().partition(" ")
+        if file.strip().lstrip("*") == name:
+            return digest
+    raise SourceFormatError(f"{checksums}: no sha256 listed for {name}; is this ChEMBL's?")
 
 
 def discover_version(files: dict[str, Path]) -> str:

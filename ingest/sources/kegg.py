@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 SOURCE = SourceInfo(
     name="kegg",
     infores="infores:kegg",
+    drugs=True,
     license="https://www.kegg.jp/kegg/legal.html",
     urls={path: f"{REST_URL}/{path}" for path in (INFO, *LISTS.values())},
     # KEGG 113 (2025): ~370 human pathways, ~40k gene-pathway links, ~2,800 diseases

@@ -50,10 +50,12 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.errors import BiokgError, ConfigError, SourceFormatError
+from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.formats import openfda as openfda_format
 from biokg.ingest.formats.openfda import PRODUCT_FIELDS as PRODUCT_FIELDS  # re-exported
 from biokg.ingest.formats.spl import spl_to_label
+from biokg.ingest.online.download import mirrored
+from biokg.ingest.online.openfda import API_URL, DOWNLOAD_INDEX, fetch_bulk
 from biokg.ingest.records import (
     DRUG_NAME,
     NamedEdges,
@@ -82,6 +84,7 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "
 SOURCE = SourceInfo(
     name="openfda",
     infores="infores:openfda",
+    drugs=True,
     license="https://open.fda.gov/license/",
     urls={
         # openFDA's harmonization output (https://github.com/FDA/openfda, annotation_table);
@@ -96,31 +99,45 @@ SOURCE = SourceInfo(
         "nodes:Label": (50_000, 400_000),
         "edges:HAS_LABEL": (50_000, 2_000_000),
     },
+    # the server an online fetch reads (download.json); BIOKG_OPENFDA_URL names a mirror
+    rest_url=API_URL,
 )
 
 
-def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
+def fetch(
+    cache_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    offline: bool = True,
+    base_url: str = API_URL,
+) -> Fetched:
     """Local openFDA files: harmonized products, FAERS reports, SPL and label JSON files.
 
     Args:
-        cache_dir: download cache (unused: files come from ``data_dir``).
+        cache_dir: download cache (online: ``cache_dir/openfda-bulk``).
         data_dir: folder with ``harmonized_small.json``, ``faers_event_postannotation.json`` and
             any ``spl_*.xml``, :data:`LABEL_GLOBS` and :data:`EVENT_GLOBS` files; default
             (``BIOKG_OPENFDA_DIR`` unset) the shared folder ``<repo>/../shared/data/openfda``.
-        offline: must be true without ``data_dir``: online files are fetched into a folder
-            first (:mod:`biokg.ingest.online.openfda`: ``fetch_bulk`` for the bulk files, tens of
-            GB; ``fetch_api`` for a query's pages).
+        offline: without ``data_dir``, read the shared folder; online, download the bulk files
+            the index ``download.json`` lists (:func:`~biokg.ingest.online.openfda.fetch_bulk`):
+            every drug/label part and the newest quarter of drug/event (FAERS).
+        base_url: openFDA's API server, or a mirror of its and download.open.fda.gov's paths
+            (``BIOKG_OPENFDA_URL``).
 
     Raises:
-        ConfigError: a required file is missing, or an online load without ``data_dir``.
+        ConfigError: a required file is missing.
+        FetchError: a bulk download failed (retryable).
         SourceFormatError: no date to version the files by, or a cut-short zip (file named).
     """
     if data_dir is None and not offline:
-        raise ConfigError(
-            "openfda: an online load reads a folder of downloaded files; fetch them with "
-            "biokg.ingest.online.openfda.fetch_bulk('drug/label', ...) or fetch_api(...) into a "
-            "folder and pass it as data_dir (BIOKG_OPENFDA_DIR)"
+        mirror = None if base_url.rstrip("/") == API_URL else base_url
+        index = mirrored(DOWNLOAD_INDEX, mirror)
+        paths = fetch_bulk("drug/label", cache_dir=cache_dir, index_url=index, mirror=mirror)
+        paths += fetch_bulk(
+            "drug/event", cache_dir=cache_dir, index_url=index, mirror=mirror, newest_folder=True
         )
+        files = {path.name: path for path in paths}
+        return fetched(files, discover_version(files))
     folder = Path(data_dir or DEFAULT_DIR)
     files = SOURCE.files_in(folder)
     for pattern in (SPL_GLOB, *LABEL_GLOBS, *EVENT_GLOBS):
@@ -164,15 +181,21 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
     """Read the files into ``products``, ``labels``, ``label_sections`` and ``events`` frames.
 
     Raises:
-        BiokgError: ``fetched`` lacks the products or events file.
+        BiokgError: ``fetched`` lacks the products file and any label JSON, or the events file
+            and any FAERS JSON.
         SourceFormatError: bad JSON or a field of the wrong type (file, line, field named);
             malformed SPL XML (file and line).
     """
-    missing = [n for n in (PRODUCTS_FILE, EVENTS_FILE) if n not in fetched.files]
+    names = list(fetched.files)
+    missing = [
+        needed
+        for needed, alternatives in ((PRODUCTS_FILE, LABEL_GLOBS), (EVENTS_FILE, EVENT_GLOBS))
+        if needed not in fetched.files and not any(_matches(n, alternatives) for n in names)
+    ]
     if missing:
         raise BiokgError(f"openfda: parse needs {missing}; fetched only {sorted(fetched.files)}")
     labels = []
-    events = [openfda_format.events(fetched.files[EVENTS_FILE])]
+    events = [openfda_format.events(p) for n, p in fetched.files.items() if n == EVENTS_FILE]
     for name, path in sorted(fetched.files.items()):
         if _is_spl(name):
             labels.append((name, spl_to_label(path)))
@@ -181,7 +204,8 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
         elif _matches(name, EVENT_GLOBS):
             events.append(openfda_format.events(path))
     return {
-        "products": openfda_format.products(fetched.files[PRODUCTS_FILE]),
+        # online there are only the bulk label records: their ``openfda`` blocks stand in
+        "products": openfda_format.products(fetched.files.get(PRODUCTS_FILE)),
         "labels": openfda_format.labels_frame(labels),
         "label_sections": openfda_format.sections_frame(labels),
         "events": _distinct_reports(pl.concat(events)),

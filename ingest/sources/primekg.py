@@ -38,7 +38,7 @@ import polars as pl
 from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.formats.primekg import COLUMNS, ROW, read_kg
 from biokg.ingest.formats.tabular import read_tsv
-from biokg.ingest.online.download import download
+from biokg.ingest.online.download import download, mirrored
 from biokg.ingest.records import (
     Records,
     Release,
@@ -59,13 +59,15 @@ SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SAMPLE = SHARED_DIR / "primekg" / "kg_sample_alzheimers.csv"
 SAMPLE_DRUG_MAP = SHARED_DIR / "mappings" / "drugbank_chembl_unichem.tsv"
 #: PrimeKG v2.1's kg.csv through the Dataverse access API (file id 6180620).
-KG_URL = "https://dataverse.harvard.edu/api/access/datafile/6180620"
+DATAVERSE = "https://dataverse.harvard.edu"
+KG_URL = DATAVERSE + "/api/access/datafile/6180620"
 DRUG_MAP_URL = "https://raw.githubusercontent.com/dhimmel/drugbank/6b9ae38/data/mapping/chembl.tsv"
 RELEASE = "2.1"
 
 SOURCE = SourceInfo(
     name="primekg",
     infores="infores:primekg",
+    drugs=True,
     license="https://creativecommons.org/publicdomain/zero/1.0/",
     urls={KG_FILE: KG_URL, DRUG_MAP_FILE: DRUG_MAP_URL},
     # PrimeKG v2.1: 4,050,249 undirected edges over 129,375 nodes; per type, the published
@@ -80,6 +82,9 @@ SOURCE = SourceInfo(
         "edges:CONTRAINDICATED_FOR": (20_000, 60_000),
         "nodes:Drug": (5_000, 15_000),
     },
+    # the server an online fetch reads; BIOKG_PRIMEKG_URL names a mirror of its (and the
+    # drug map's) paths
+    rest_url=DATAVERSE,
 )
 
 
@@ -183,13 +188,21 @@ RELATIONS = {
 }
 
 
-def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True) -> Fetched:
+def fetch(
+    cache_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    offline: bool = True,
+    base_url: str = DATAVERSE,
+) -> Fetched:
     """PrimeKG's edge file and the DrugBank → ChEMBL map.
 
     Offline without ``data_dir``: the shared real sample (7,716 rows of kg.csv around
     Alzheimer's disease genes; a sample, so only upper count bounds apply) and the shared map.
     With ``data_dir``: ``kg.csv`` (or ``kg_grouped.csv``) and ``drugbank_chembl.tsv`` there.
-    Online: both downloaded into the cache (conditional requests; a cut download is redone).
+    Online: both downloaded into the cache (conditional requests; a cut download resumes),
+    from ``base_url`` when it names a mirror of the official paths
+    (:func:`~biokg.ingest.online.download.mirrored`).
 
     Raises:
         ConfigError: a file is missing.
@@ -204,7 +217,10 @@ def fetch(cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
         files, sample = {KG_FILE: SAMPLE, DRUG_MAP_FILE: SAMPLE_DRUG_MAP}, True
     else:
         folder = cache_dir / "primekg"
-        files = {name: download(url, folder) for name, url in SOURCE.urls.items()}
+        files = {
+            name: download(mirrored(url, base_url, DATAVERSE), folder)
+            for name, url in SOURCE.urls.items()
+        }
         sample = False
     absent = [str(path) for path in files.values() if not path.is_file()]
     if absent:

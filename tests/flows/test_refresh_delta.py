@@ -79,6 +79,5 @@ def test_diff_sees_added_changed_removed_and_dropped_properties() -> None:
     change = delta.nodes["Gene"]
     assert change.added["id"].to_list() == ["NCBIGene:10"]
     assert change.changed["id"].to_list() == ["NCBIGene:2"]
-    assert change.dropped == {"NCBIGene:2": ["symbol"]}  # the source stopped stating it
     assert delta.released == {"Gene": ["NCBIGene:9"]}  # no longer asserted by this source
     assert delta.counts()["nodes_removed"] == 1

@@ -140,6 +140,7 @@ def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
         [
             {
                 "id": "CHEMBL.COMPOUND:CHEMBL192",
+                "source": "infores:chembl",
                 "name": "SILDENAFIL",
                 "synonyms": _strs("SILDENAFIL CITRATE"),
                 "brand_names": _strs("REVATIO"),
@@ -201,10 +202,11 @@ def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
     assert report.names.mentions == 0  # no edges named their drug by text
     rows = {r["id"]: r for r in resolved.nodes["Drug"].to_dicts()}
     sildenafil = rows["CHEMBL.COMPOUND:CHEMBL192"]
-    assert sildenafil["name"] == "SILDENAFIL"  # the known node's scalar wins
-    assert sildenafil["brand_names"] == ["REVATIO", "VIAGRA"]
-    assert sildenafil["xrefs"] == ["CHEMBL.COMPOUND:CHEMBL1737", "RXCUI:1191", "UNII:BW9B0ZE037"]
-    assert sildenafil["sources"] == ["infores:chembl", "infores:openfda"]
+    # the record keeps its own values (its facts): the node shows ChEMBL's by precedence
+    assert sildenafil["name"] == "SILDENAFIL CITRATE"
+    assert sildenafil["brand_names"] == ["VIAGRA"]
+    assert sildenafil["xrefs"] == ["RXCUI:1191", "UNII:BW9B0ZE037"]
+    assert sildenafil["sources"] == ["infores:openfda"]
     assert "UNII:0000000000" in rows  # unmatched records keep their own id
     [has_label] = resolved.edges["HAS_LABEL"].to_dicts()
     assert has_label["subject"] == "CHEMBL.COMPOUND:CHEMBL192"
