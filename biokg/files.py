@@ -1,4 +1,5 @@
-"""File helpers every stage shares: checksums of inputs, and writes that are all or nothing.
+"""File helpers every stage shares (ingest, model exports, RDF export): checksums of inputs,
+and writes that are all or nothing.
 
 A fetch, an offline build or a model export can be killed at any moment; what it leaves under
 the real name must then be either the old file or the complete new one, never half of one, so a

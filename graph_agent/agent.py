@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Protocol
 
 from biokg import cypher
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.static import node_embedder
 from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.intent import QuestionReader, identifier_names
 from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
@@ -38,19 +41,10 @@ from biokg.graph_agent.requests import (
     PathBetween,
     Request,
 )
-from biokg.graph_agent.research import (
-    BreadthSearch,
-    ChainSearch,
-    Finding,
-    PathSearch,
-    ResearchStep,
-    StepResult,
-)
+from biokg.graph_agent.research import BreadthSearch, ChainSearch, PathSearch, ResearchStep
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import node_embedder
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

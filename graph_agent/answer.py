@@ -12,8 +12,8 @@ names in brackets ("sildenafil (Viagra, Revatio; CHEMBL.COMPOUND:CHEMBL192)").
 from __future__ import annotations
 
 from biokg.graph_agent.evidence import EvidenceGraph
+from biokg.graph_agent.findings import Finding
 from biokg.graph_agent.models import Claim, EvidenceEdge, EvidenceNode, Mention
-from biokg.graph_agent.research import Finding
 from biokg.graph_agent.text import mention_key
 
 MAX_CLAIMS = 25

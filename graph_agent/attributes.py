@@ -9,8 +9,9 @@ node without the property gives no finding, so the answer says the graph holds n
 from __future__ import annotations
 
 from biokg.graph_agent.answer import spoken
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.requests import Attribute
-from biokg.graph_agent.research import Finding, ResearchStep, StepResult
+from biokg.graph_agent.research import ResearchStep
 from biokg.graph_agent.runner import QueryRunner
 from biokg.graph_agent.text import mention_key
 

@@ -16,15 +16,9 @@ and the answer says the graph holds nothing either way.
 
 from __future__ import annotations
 
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.requests import ClaimCheck, Neighbours
-from biokg.graph_agent.research import (
-    BreadthSearch,
-    Equivalent,
-    Finding,
-    ResearchStep,
-    StepResult,
-    same_as,
-)
+from biokg.graph_agent.research import BreadthSearch, Equivalent, ResearchStep, same_as
 from biokg.graph_agent.runner import QueryRunner
 
 #: A claim that holds is shown with the subjects' other values on its relationship when they

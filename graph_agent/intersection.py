@@ -11,9 +11,10 @@ says that no node meets them all.
 from __future__ import annotations
 
 from biokg.graph_agent.checks import MAX_SUBTYPES
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.ranking import ranked
 from biokg.graph_agent.requests import Intersection
-from biokg.graph_agent.research import Finding, ResearchStep, StepResult
+from biokg.graph_agent.research import ResearchStep
 from biokg.graph_agent.runner import QueryRunner
 
 MAX_ROWS = 100

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.ranking import stems
 from biokg.graph_agent.requests import LabelText
-from biokg.graph_agent.research import Finding, ResearchStep, StepResult
+from biokg.graph_agent.research import ResearchStep
 from biokg.graph_agent.runner import QueryRunner
 
 MAX_SECTIONS = 200

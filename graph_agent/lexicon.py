@@ -25,7 +25,7 @@ import polars as pl
 
 from biokg import cypher
 from biokg.graph_agent.text import mention_key
-from biokg.ingest.identity import LOCAL_ID, salt_free_key
+from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

@@ -38,12 +38,12 @@ from typing import Protocol
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
+from biokg.embedding.search import Reader
 from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
 from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
 from biokg.graph_agent.text import mention_key
-from biokg.ingest.embedding.nodes import Reader
 
 log = logging.getLogger(__name__)
 MAX_SPAN_TOKENS = 24

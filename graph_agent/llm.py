@@ -19,18 +19,16 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from biokg.errors import LLMError
+from biokg.graph_agent.findings import Finding
 from biokg.graph_agent.gate import CypherGate
-from biokg.graph_agent.llm_tools import CypherRepairError, ToolBox, tool_specs
+from biokg.graph_agent.llm_tools import AgentTools, CypherRepairError, ToolBox, tool_specs
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.prompts import QuestionPrompt, system_prompt
-from biokg.graph_agent.research import Finding
 from biokg.graph_agent.runner import QueryRunner
 from biokg.settings import Settings
 
 if TYPE_CHECKING:
     import openai
-
-    from biokg.graph_agent.agent import GraphAgent
 
 __all__ = ["CypherRepairError", "LLMResearcher"]
 log = logging.getLogger(__name__)
@@ -79,7 +77,7 @@ class LLMResearcher:
         return cls(client, settings.llm_model, **options)
 
     def research(
-        self, question: str, mentions: list[Mention], runner: QueryRunner, agent: GraphAgent
+        self, question: str, mentions: list[Mention], runner: QueryRunner, agent: AgentTools
     ) -> list[Finding]:
         """Let the model call tools until it answers or a bound is reached; its findings.
 
@@ -116,7 +114,7 @@ class LLMResearcher:
                 )
         return tools.result()
 
-    def _system(self, agent: GraphAgent) -> str:
+    def _system(self, agent: AgentTools) -> str:
         return system_prompt(
             agent.schema,
             agent.store.dialect,

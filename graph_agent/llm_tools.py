@@ -13,20 +13,20 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from biokg.errors import BiokgError, RetryableError, StoreError, UnsafeCypherError
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.gate import CypherGate
+from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.prompts import RepairPrompt
 from biokg.graph_agent.requests import Chain, ChainWalk, Neighbours, PathBetween, Relation, Request
-from biokg.graph_agent.research import Finding
 from biokg.graph_agent.runner import QueryRunner
-
-if TYPE_CHECKING:
-    from biokg.graph_agent.agent import GraphAgent
+from biokg.schema import GraphSchema
+from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 SAMPLE_ROWS = 3
@@ -111,13 +111,24 @@ def tool_specs() -> list[dict[str, Any]]:
     ]
 
 
+class AgentTools(Protocol):
+    """What the tools use of the agent (``GraphAgent`` has it), declared here so this module
+    and the LLM planner need not import the orchestrator that imports them."""
+
+    schema: GraphSchema
+    store: GraphStore
+    linker: EntityLinker
+
+    def run_request(self, request: Request, runner: QueryRunner) -> StepResult: ...
+
+
 class ToolBox:
     """The tools for one question, and what they found (see module docstring)."""
 
     def __init__(
         self,
         runner: QueryRunner,
-        agent: GraphAgent,
+        agent: AgentTools,
         gate: CypherGate,
         mentions: list[Mention],
         *,

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from biokg.embedding.models import Embedder
 from biokg.graph_agent.requests import Relation
-from biokg.ingest.embedding.nodes import Embedder
 from biokg.schema import GraphSchema
 
 #: Cosine similarity from which a question is read as a relationship's wording.

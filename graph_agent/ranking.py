@@ -15,14 +15,11 @@ support.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from biokg.graph_agent.evidence import EvidenceGraph
+from biokg.graph_agent.findings import Finding
 from biokg.graph_agent.requests import Focus
 from biokg.graph_agent.text import STOP_WORDS, mention_key
-
-if TYPE_CHECKING:
-    from biokg.graph_agent.evidence import EvidenceGraph
-    from biokg.graph_agent.research import Finding
 
 #: HPO frequency terms (HP:0040279 subtree) as the middle of the range each one names.
 HPO_FREQUENCIES = {

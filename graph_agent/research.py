@@ -20,6 +20,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.ranking import ranked
 from biokg.graph_agent.requests import (
     ChainWalk,
@@ -29,41 +30,6 @@ from biokg.graph_agent.requests import (
     Request,
 )
 from biokg.graph_agent.runner import QueryRunner
-
-
-@dataclass
-class Finding:
-    """An entity reached from a seed, and the evidence ids that connect them.
-
-    ``statement``: a claim text the strategy wrote itself (an attribute's values, a quoted
-    passage), else the answer step words it from the edges. ``cited``: further nodes the claim
-    rests on (the label a quoted section belongs to).
-    """
-
-    node: str
-    seed: str
-    relation: str
-    edge_ids: list[str]
-    via: list[str] = field(default_factory=list)
-    support: int = 1
-    negated: bool = False
-    score: float = 0.0
-    statement: str | None = None
-    cited: list[str] = field(default_factory=list)
-
-
-@dataclass
-class StepResult:
-    """What one step found; ``verdict`` for a claim check ("yes", "no"), ``note`` says what the
-    step could not do ("no label for X")."""
-
-    step: str
-    findings: list[Finding]
-    survey: list[dict] = field(default_factory=list)
-    ms: float = 0.0
-    verdict: str | None = None
-    note: str | None = None
-
 
 R = TypeVar("R", bound=Request)
 

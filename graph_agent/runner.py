@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biokg import cypher
+from biokg.embedding.search import Reader
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import QueryRecord
-from biokg.ingest.embedding.nodes import Reader
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

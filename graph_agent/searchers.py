@@ -11,17 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from biokg.embedding.models import Embedder
+from biokg.embedding.search import Reader, fulltext_search, vector_neighbours, vector_search
+from biokg.embedding.texts import embedded_labels
 from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
 from biokg.graph_agent.text import STOP_WORDS, stem
-from biokg.ingest.embedding.nodes import (
-    Embedder,
-    Reader,
-    embedded_labels,
-    fulltext_search,
-    vector_neighbours,
-    vector_search,
-)
-from biokg.ingest.identity import name_key
+from biokg.names import name_key
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 

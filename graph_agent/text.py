@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from biokg.ingest.identity import name_key
+from biokg.names import name_key
 
 #: Zipf frequency (log10 of uses per billion words) from which a word counts as common English:
 #: "lead" 5.2, "severe" 4.6, "chronic" 4.2, "cancer" 4.9 are common; "myopia" 2.6,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from own_graph import TEST_DATA, fresh_graph_settings, share_test_data
 
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.static import StaticEmbedder
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import StaticEmbedder
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port

@@ -7,8 +7,8 @@ import time
 import typer
 
 from biokg.cli import console, handle_errors
+from biokg.embedding.search import warm_indexes
 from biokg.errors import ConfigError
-from biokg.ingest.embedding.nodes import warm_indexes
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 

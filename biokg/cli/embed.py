@@ -5,10 +5,11 @@ from __future__ import annotations
 import typer
 
 from biokg.cli import console, handle_errors, progress_bars
+from biokg.embedding.models import Embedder, HashingEmbedder
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.static import node_embedder
 from biokg.ingest.embedding.cache import VectorCache
-from biokg.ingest.embedding.nodes import Embedder, HashingEmbedder, embed_graph
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import node_embedder
+from biokg.ingest.embedding.nodes import embed_graph
 from biokg.settings import Settings
 from biokg.store import GraphStore
 

@@ -24,14 +24,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from biokg.embedding.models import MODEL_FILES, Embedder, SentenceTransformerEmbedder, model_package
 from biokg.errors import EmbeddingError
-from biokg.ingest.embedding.nodes import (
-    MODEL_FILES,
-    Embedder,
-    SentenceTransformerEmbedder,
-    _package,
-)
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 from biokg.settings import Settings
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
@@ -109,7 +104,7 @@ def distill(path: Path) -> Path:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    source = Path(str(_package().locate_file(MODEL_FILES)))
+    source = Path(str(model_package().locate_file(MODEL_FILES)))
     log.info("distilling a static embedding model from %s into %s (once)", source, path)
     try:
         with atomic_path(path) as partial, contextlib.redirect_stderr(io.StringIO()):
@@ -125,7 +120,7 @@ def node_embedder(settings: Settings) -> Embedder:
     """The embedder of node vectors (and of the names questions search by meaning) that
     ``BIOKG_EMBEDDER`` chooses: the static model (default) or the transformer itself."""
     if settings.embedder == "transformer":
-        from biokg.ingest.embedding.onnx import OnnxEmbedder
+        from biokg.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(settings.cache_dir)  # the transformer's vectors, without torch
     return StaticEmbedder(settings.cache_dir)

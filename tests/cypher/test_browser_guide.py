@@ -10,9 +10,9 @@ import pytest
 
 from biokg import cypher
 from biokg.browser_guide import GuideExample, browser_files, guide_examples
+from biokg.embedding.static import StaticEmbedder
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ingest.embedding.static import StaticEmbedder
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

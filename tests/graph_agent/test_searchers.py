@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from biokg.embedding.models import HashingEmbedder
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.static import StaticEmbedder
 from biokg.errors import StoreError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon
@@ -20,9 +23,7 @@ from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, VECTOR_WEIGHT, index_searchers
 from biokg.ingest.embedding.cache import VectorCache
-from biokg.ingest.embedding.nodes import HashingEmbedder, embed_graph
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import StaticEmbedder
+from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from biokg import cypher
-from biokg.ingest.embedding.nodes import fulltext_search
+from biokg.embedding.search import fulltext_search
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 from biokg.store.dialect import NEO4J

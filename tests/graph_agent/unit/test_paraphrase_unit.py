@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from biokg.embedding.onnx import OnnxEmbedder
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner
 from biokg.graph_agent.requests import Neighbours
-from biokg.ingest.embedding.onnx import OnnxEmbedder
 from biokg.schema import load_schema
 
 
