@@ -8,6 +8,8 @@ what they meet on the full graph; which edges exist does not matter here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from biokg.graph_agent.intent import QuestionReader
@@ -141,6 +143,17 @@ ROWS = [
     },
     {"id": "UNII:2P299V784P", "label": "Drug", "name": "LEAD"},
 ]
+
+
+UNIT_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test in this folder ``unit``, so ``pytest -m unit`` runs the engine-free layer
+    alone (a conftest's collection hook sees the whole session's items: filter by path)."""
+    for item in items:
+        if UNIT_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.unit)
 
 
 @pytest.fixture(scope="session")
