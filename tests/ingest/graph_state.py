@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from biokg import cypher
+from biokg.ingest.node_facts import FACTS
 from biokg.store import GraphStore
 
 
@@ -18,3 +21,29 @@ def snapshot(store: GraphStore) -> tuple:
     rels = store.read(cypher.load("status_relationships"))
     versions = store.read("MATCH (v:SourceVersion) RETURN v.id AS id, v.current AS c ORDER BY id")
     return (labels, rels, versions)
+
+
+#: Properties that say when or by which load something was written, not what the graph states.
+VOLATILE_NODE = ("embedding", "embedding_hash", "embedding_model")
+VOLATILE_EDGE = ("retrieved_at", "load_id")
+
+
+def graph_dump(store: GraphStore) -> dict[str, dict]:
+    """Every entity node's and edge's properties by id, volatile fields left out (node facts
+    without their load ids), for comparing two graphs whole."""
+    nodes = {}
+    for row in store.read("MATCH (n:Entity) RETURN n.id AS id, properties(n) AS p", timeout_s=600):
+        props = {k: v for k, v in row["p"].items() if k not in VOLATILE_NODE}
+        if props.get(FACTS):
+            facts = json.loads(props[FACTS])
+            props[FACTS] = json.dumps(
+                {s: {k: v for k, v in f.items() if k != "load"} for s, f in facts.items()},
+                sort_keys=True,
+            )
+        nodes[row["id"]] = props
+    edges = {}
+    statement = "MATCH (a)-[e]->(b) RETURN a.id AS a, type(e) AS t, b.id AS b, properties(e) AS p"
+    for row in store.read(statement, timeout_s=600):
+        props = {k: v for k, v in row["p"].items() if k not in VOLATILE_EDGE}
+        edges[(row["t"], props.get("id"), row["a"], row["b"])] = props
+    return {"nodes": nodes, "edges": edges}
