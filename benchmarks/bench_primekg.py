@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from release_common import human_genes, pseudo_words
 
 from biokg.ingest.build import code_key
 from biokg.ingest.export import merge_records, write_neo4j_admin_csv
@@ -48,7 +49,7 @@ from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port, stop_background
 
 #: Raise when the generated file would change: a cached file of another version is rewritten.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 SEED = 2023_02_02
 CACHE = Path.home() / ".cache" / "biokg" / "bench" / "primekg"
 FULL_ROWS = 8_100_498
@@ -188,21 +189,13 @@ def plan_rows(rows: int) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def _vocabulary(rng: np.random.Generator, size: int = 4_000) -> pl.Series:
-    """Pseudo-words for node names (names' lengths matter to the CSV's size, not their sense)."""
-    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["in", "ase", "ol", "yl"]
-    words = set()
-    while len(words) < size:
-        parts = rng.choice(len(syllables), size=rng.integers(2, 5))
-        words.add("".join(syllables[i] for i in parts))
-    return pl.Series(sorted(words))
+    """Pseudo-words for node names (names' lengths matter to the CSV's size, not their sense);
+    none is an English word, so no name is a real entity's."""
+    return pseudo_words(rng, size)
 
 
 def _names(kind: str, n: int, vocab: pl.Series, rng: np.random.Generator) -> pl.Series:
     """``n`` names for nodes of one type, with a few commas and apostrophes (CSV quoting)."""
-    if kind == "gene/protein":  # symbols: ABCA3, ALOX5
-        stem = vocab.gather(rng.integers(0, len(vocab), n)).str.slice(0, 5).str.to_uppercase()
-        number = pl.Series(rng.integers(1, 20, n)).cast(pl.String)
-        return pl.select(pl.concat_str(stem, number)).to_series()
     low, high = NAME_WORDS[kind]
     count = rng.integers(low, high + 1, n)
     columns = [
@@ -228,43 +221,25 @@ def _unique_ints(rng: np.random.Generator, low: int, high: int, n: int) -> np.nd
 
 
 def _ids(kind: str, n: int, rng: np.random.Generator, go_pool: np.ndarray) -> pl.DataFrame:
-    """``x_id`` and ``x_source`` of ``n`` nodes of one type, in PrimeKG's spelling."""
+    """``x_id`` and ``x_source`` of ``n`` nodes of one type, in PrimeKG's spelling.
+
+    Genes are real NCBI genes (their real symbols: :func:`generate_nodes`); every other id is
+    from a range no real record uses (MONDO/HP/GO/UBERON 9000000+, DB90000+, R-HSA-90000000+,
+    MeSH C9......../D9........), so nothing invented takes a real id."""
     source = NODE_TYPES[kind][1]
-    if kind == "gene/protein":  # NCBI Gene: mostly small integers, some 100,000,000+
-        big = n // 8
-        ints = np.concatenate(
-            [
-                _unique_ints(rng, 1, 150_000, n - big),
-                _unique_ints(rng, 100_000_000, 130_000_000, big),
-            ]
-        )
-        ids = pl.Series(rng.permutation(ints)).cast(pl.String)
-    elif kind == "drug":
-        ids = "DB" + pl.Series(_unique_ints(rng, 1, 20_000, n)).cast(pl.String).str.zfill(5)
+    if kind == "drug":
+        ids = "DB" + pl.Series(_unique_ints(rng, 90_000, 100_000, n)).cast(pl.String)
     elif kind == "disease":
         return _disease_ids(n, rng)
-    elif kind == "effect/phenotype":
-        ids = pl.Series(_unique_ints(rng, 1, 600_000, n)).cast(pl.String)
-    elif kind == "anatomy":  # UBERON 0000001-0040000 and the 1/2 million ranges
-        wide = n // 4
-        ints = np.concatenate(
-            [_unique_ints(rng, 1, 40_000, n - wide), _unique_ints(rng, 1_000_000, 2_100_000, wide)]
-        )
-        ids = pl.Series(rng.permutation(ints)).cast(pl.String)
     elif source == "GO":
         ids = pl.Series(go_pool[:n]).cast(pl.String)
     elif kind == "pathway":
-        ids = "R-HSA-" + pl.Series(_unique_ints(rng, 68_000, 9_900_000, n)).cast(pl.String)
-    else:  # CTD exposures: MeSH C014024, D015084, D000075182
-        c, d9 = int(n * 0.6), n // 20
-        d6 = n - c - d9
-        parts = [
-            "C" + pl.Series(_unique_ints(rng, 1, 999_999, c)).cast(pl.String).str.zfill(6),
-            "D" + pl.Series(_unique_ints(rng, 1, 999_999, d6)).cast(pl.String).str.zfill(6),
-            "D"
-            + pl.Series(_unique_ints(rng, 1, 100_000, d9) + 75_000).cast(pl.String).str.zfill(9),
-        ]
-        ids = pl.concat(parts).gather(rng.permutation(n))
+        ids = "R-HSA-" + pl.Series(_unique_ints(rng, 90_000_000, 99_999_999, n)).cast(pl.String)
+    elif kind == "exposure":  # CTD exposures: MeSH C/D ids, 9 digits
+        ids = pl.Series(_unique_ints(rng, 900_000_000, 999_999_999, n)).cast(pl.String)
+        ids = pl.Series(rng.choice(["C", "D"], n, p=[0.6, 0.4])) + ids
+    else:  # effect/phenotype (HP), anatomy (UBERON): 7 digits from 9000000
+        ids = pl.Series(_unique_ints(rng, 9_000_000, 9_999_999, n)).cast(pl.String)
     return pl.DataFrame({"id": ids, "source": pl.Series([source] * n)})
 
 
@@ -272,7 +247,7 @@ def _disease_ids(n: int, rng: np.random.Generator) -> pl.DataFrame:
     """MONDO numbers without padding; ~5% ``MONDO_grouped`` (``1200_1134_15512``)."""
     grouped = int(n * GROUPED_SHARE)
     extra = rng.integers(1, 6, grouped)  # members besides the first
-    ints = _unique_ints(rng, 1, 130_000, n + int(extra.sum()))
+    ints = _unique_ints(rng, 9_000_000, 9_999_999, n + int(extra.sum()))
     firsts = pl.Series(ints[:n]).cast(pl.String)
     members = pl.DataFrame(
         {
@@ -295,9 +270,21 @@ def generate_nodes(rng: np.random.Generator) -> pl.DataFrame:
     """Every node: PrimeKG's ``index`` (row position), id, type, name and source."""
     vocab = _vocabulary(rng)
     go_total = sum(n for kind, (n, source) in NODE_TYPES.items() if source == "GO")
-    go_pool = _unique_ints(rng, 1, 2_001_400, go_total)
+    go_pool = _unique_ints(rng, 9_000_000, 9_999_999, go_total)
+    genes = human_genes()
     frames = []
     for kind, (n, source) in NODE_TYPES.items():
+        if kind == "gene/protein":  # real genes under their real symbols
+            picked = genes.sample(n, seed=SEED).sort("gene_id")
+            frames.append(
+                picked.select(
+                    pl.col("gene_id").alias("id"),
+                    pl.lit(kind).alias("type"),
+                    pl.col("symbol").alias("name"),
+                    pl.lit(source).alias("source"),
+                )
+            )
+            continue
         ids = _ids(kind, n, rng, go_pool)
         if source == "GO":
             go_pool = go_pool[n:]

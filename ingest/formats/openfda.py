@@ -33,6 +33,7 @@ from urllib.parse import quote
 import polars as pl
 
 from biokg.errors import SourceFormatError
+from biokg.ingest.formats.spl import LOINC_SECTIONS
 
 # Harmonized product field -> expected JSON type, from the ``openfda`` block of
 # druglabel_schema.json ("array of string"; the harmonized rows give single values as plain
@@ -51,13 +52,16 @@ PRODUCT_FIELDS: dict[str, str | tuple[str, ...]] = {
 }
 
 
-def products(path: Path) -> pl.DataFrame:
-    """One row per harmonized product line, fields type-checked against :data:`PRODUCT_FIELDS`.
+def products(path: Path | None) -> pl.DataFrame:
+    """One row per harmonized product line, fields type-checked against :data:`PRODUCT_FIELDS`
+    (no rows for ``None``: an online load has label records only).
 
     Raises:
         SourceFormatError: a line is not JSON, or a field is missing or of the wrong type.
     """
-    rows = []
+    rows: list[tuple] = []
+    if path is None:
+        return pl.DataFrame(rows, schema=_PRODUCT_SCHEMA, orient="row")
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
@@ -241,11 +245,21 @@ _LABEL_SCHEMA = {
 }
 
 
+#: openFDA drug/label section field -> its LOINC code (the SPL map, read the other way): the
+#: bulk and API records name their sections by field only.
+SECTION_LOINC = {field: code for code, field in LOINC_SECTIONS.items()}
+
+
 def sections_frame(labels: list[tuple[str, dict]]) -> pl.DataFrame:
-    """One row per LOINC-coded section of each label record, texts joined by a blank line."""
+    """One row per LOINC-coded section of each label record, texts joined by a blank line.
+
+    An SPL file's record lists its codes (``section_codes``); a drug/label JSON record's
+    sections are its keys that name a section (:data:`SECTION_LOINC`)."""
     rows = []
     for source_record, label in labels:
-        codes = label.get("section_codes", {})
+        codes = label.get("section_codes") or {
+            key: SECTION_LOINC[key] for key in label if key in SECTION_LOINC
+        }
         for key, code in codes.items():
             record = f"{source_record}#{code}"
             rows.append((label["set_id"], key, code, "\n\n".join(label[key]), record))

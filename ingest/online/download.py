@@ -15,6 +15,7 @@ import logging
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -25,7 +26,34 @@ log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"
 
 
-def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 2.0) -> Path:
+def mirrored(url: str, base: str | None, official: str | None = None) -> str:
+    """``url`` on a mirror: the official URL's path (and query) under ``base``.
+
+    A mirror (``BIOKG_<SOURCE>_URL``: another server, the benchmarks' loopback release mirror)
+    keeps each official file at its official path, so one base serves files that officially
+    live on several hosts. ``base`` None or equal to ``official`` (the source's own server)
+    leaves ``url`` as it is.
+
+    >>> mirrored("https://ftp.ebi.ac.uk/pub/chembl/x.tar.gz", "http://127.0.0.1:8000/m")
+    'http://127.0.0.1:8000/m/pub/chembl/x.tar.gz'
+    >>> mirrored("https://ftp.ebi.ac.uk/pub/x", "https://ftp.ebi.ac.uk", "https://ftp.ebi.ac.uk")
+    'https://ftp.ebi.ac.uk/pub/x'
+    """
+    if base is None or base.rstrip("/") == (official or "").rstrip("/"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    return base.rstrip("/") + path
+
+
+def download(
+    url: str,
+    cache_dir: Path,
+    *,
+    retries: int = 3,
+    backoff_s: float = 2.0,
+    expected_sha256: str | None = None,
+) -> Path:
     """Return a local copy of ``url``, downloading it only when the cached copy is stale.
 
     A download cut off (a dropped connection, a killed process) resumes where it stopped: the
@@ -33,8 +61,14 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
     with an HTTP ``Range`` request (``If-Range`` on the validator the first bytes came with, so
     a file changed in between is fetched whole again). Only a complete file takes the real name.
 
+    Args:
+        expected_sha256: the checksum the publisher lists for the file (ChEMBL's
+            ``checksums.txt``); a complete download that does not match it is deleted.
+
     Raises:
-        FetchError: the server could not be reached or answered with an error after retries.
+        FetchError: the server could not be reached or answered with an error after retries,
+            or the file does not match ``expected_sha256`` (deleted: the next try fetches it
+            whole).
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / url.rstrip("/").rsplit("/", 1)[-1]
@@ -82,10 +116,10 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
                     "sha256": sha256(target),
                 }
                 meta_path.write_text(json.dumps(meta, indent=1))
-                return target
+                return _verified(target, meta_path, meta["sha256"], expected_sha256)
         except urllib.error.HTTPError as err:
             if err.code == 304:
-                return target
+                return _verified(target, meta_path, meta.get("sha256"), expected_sha256)
             if err.code == 416:  # the saved bytes do not fit the file any more: start over
                 partial.unlink(missing_ok=True)
                 problem: Exception = err
@@ -103,3 +137,22 @@ def download(url: str, cache_dir: Path, *, retries: int = 3, backoff_s: float = 
         log.warning("download of %s failed (attempt %d/%d): %s", url, attempt, retries, problem)
         time.sleep(backoff_s * attempt)
     raise FetchError(f"{url}: download failed after {retries} attempts: {problem}")
+
+
+def _verified(target: Path, meta_path: Path, actual: str | None, expected: str | None) -> Path:
+    """``target`` if it matches the published checksum (or none is published), else deleted.
+
+    Raises:
+        FetchError: a mismatch; the file and its metadata are gone, so a retry downloads anew.
+    """
+    if expected is None:
+        return target
+    actual = actual or sha256(target)
+    if actual.lower() != expected.lower():
+        target.unlink(missing_ok=True)
+        meta_path.unlink(missing_ok=True)
+        raise FetchError(
+            f"{target.name}: sha256 {actual} does not match the published {expected}; the "
+            "download was damaged or the file changed on the server: fetch it again"
+        )
+    return target

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from biokg.errors import ConfigError, FetchError, SourceFormatError
 from biokg.ingest.files import sha256
-from biokg.ingest.online.download import USER_AGENT, download
+from biokg.ingest.online.download import USER_AGENT, download, mirrored
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +162,22 @@ def fetch_api(
     return [folder / p["file"] for p in pages]
 
 
-def fetch_bulk(endpoint: str, *, cache_dir: Path, index_url: str = DOWNLOAD_INDEX) -> list[Path]:
+def fetch_bulk(
+    endpoint: str,
+    *,
+    cache_dir: Path,
+    index_url: str = DOWNLOAD_INDEX,
+    mirror: str | None = None,
+    newest_folder: bool = False,
+) -> list[Path]:
     """The bulk files of ``endpoint`` (e.g. ``drug/label``), downloaded into the cache.
+
+    Args:
+        mirror: a server keeping the files at their official paths (``BIOKG_OPENFDA_URL``;
+            :func:`~biokg.ingest.online.download.mirrored`); the index's URLs are official.
+        newest_folder: only the partitions in the newest folder (drug/event: the latest
+            quarter, ``.../drug/event/2025q3/drug-event-0001-of-0031.json.zip``); every
+            quarter's parts share their names, so all of them would not fit one folder anyway.
 
     Raises:
         FetchError: the index or a file could not be downloaded (retryable).
@@ -182,8 +196,11 @@ def fetch_bulk(endpoint: str, *, cache_dir: Path, index_url: str = DOWNLOAD_INDE
             f"({type(err).__name__}: {err}); expected results.{endpoint.replace('/', '.')}"
             ".partitions[].file"
         ) from err
+    if newest_folder and files:
+        newest = max(url.rsplit("/", 2)[-2] for url in files)
+        files = [url for url in files if url.rsplit("/", 2)[-2] == newest]
     target = folder / endpoint.replace("/", "-")
-    return [download(url, target) for url in files]
+    return [download(mirrored(url, mirror), target) for url in files]
 
 
 def _cached_pages(folder: Path) -> list[Path] | None:
