@@ -1,0 +1,299 @@
+"""Benchmark: every default source plus KEGG at release size, built online from the loopback
+release mirror into a fresh ``BIOKG_HOME``, then questioned, refreshed and exported.
+
+HPO and GO are read from their real offline releases (full size already); ChEMBL, openFDA,
+PrimeKG and KEGG are generated (gen_chembl.py, gen_openfda.py, bench_primekg.py, bench_kegg.py,
+cached under ~/.cache/biokg/bench/<source>/) and fetched through each source's own online path
+from benchmarks/release_mirror.py. The engine runs as its own process (``biokg db start``), so
+both processes' peak memory is measured. Printed, each beside its must-hold target (issue 23):
+
+1. phases: download, parse, normalise (+ validate), identity, load, bridge, embed; engine
+   restart (index warm-up); peak RSS of Python and of the engine; database size on disk;
+2. the agent: ``score.py`` on the development set 4 at a time (engine errors counted) and
+   ``bench_ask.py`` (p50/p95 seconds per CLI question);
+3. the API neighbourhood of the highest-degree node;
+4. ``biokg refresh`` with nothing changed (seconds, write transactions), then with 1% of
+   PrimeKG's rows changed;
+5. ``biokg export rdf`` of one source (ChEMBL).
+
+    python benchmarks/bench_release.py [--scale 0.01] [--no-kegg] [--no-agent] [--limit N]
+
+Nothing is asserted; timings depend on what else the machine runs (say so when reporting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+from bench_primekg import _proc_peak_gb
+from release_common import TEST_DATA
+from release_mirror import Mirror, publish
+
+from biokg.cli.embed import embed_nodes
+from biokg.ingest import build as builder
+from biokg.ingest.bridge import SHARED_MAPPINGS
+from biokg.ingest.delta import save_snapshot
+from biokg.ingest.identity import known_drugs
+from biokg.ingest.records import validate
+from biokg.ingest.writer import GraphWriter
+from biokg.schema import load_schema
+from biokg.settings import Settings
+from biokg.store import GraphStore, embedded
+from biokg.store.embedded import free_port, write_transactions
+
+OFFLINE = ("hpo", "go")
+ONLINE = ("chembl", "primekg", "openfda")
+EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
+TARGETS = {
+    "build": "<= 1800 s",
+    "peak": "<= 12 GB (Python + engine)",
+    "p50": "<= 1.5 s",
+    "p95": "<= 5 s",
+    "errors": "0 at 4 concurrent",
+    "refresh": "<= 60 s, 0 writes",
+    "neighbourhood": "<= 1 s",
+}
+
+
+class Clock:
+    """Phase timings, printed as they finish and kept for the summary."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+
+    def time(self, name: str, work: Callable[[], object]) -> object:
+        started = time.perf_counter()
+        result = work()
+        seconds = time.perf_counter() - started
+        self.phases[name] = self.phases.get(name, 0.0) + seconds
+        print(f"  {name:<34} {seconds:8.1f} s", flush=True)
+        return result
+
+
+def _env(home: Path, mirror: Mirror, sources: tuple[str, ...]) -> dict[str, str]:
+    env = {
+        **os.environ,
+        **mirror.env(sources),
+        "BIOKG_HOME": str(home),
+        "BIOKG_BOLT_PORT": str(free_port()),
+        "BIOKG_HTTP_PORT": str(free_port()),
+        "BIOKG_MONDO_DIR": str(SHARED_MAPPINGS),
+        "BIOKG_KEGG_ACCEPT_LICENSE": "1",
+    }
+    (home / "cache").mkdir(parents=True, exist_ok=True)
+    for shared in ("debian", "models"):  # packaged data and models: made once per machine
+        (TEST_DATA / shared).mkdir(parents=True, exist_ok=True)
+        (home / "cache" / shared).symlink_to(TEST_DATA / shared)
+    return env
+
+
+def build_phases(store: GraphStore, settings: Settings, online: tuple[str, ...], clock: Clock):
+    """The build's steps one by one (as :func:`biokg.ingest.build.build` runs them)."""
+    schema = load_schema()
+    clock.time("schema", lambda: store.apply_schema(schema))
+    clock.time("hpo + go (real, offline)", lambda: builder.build(store, settings, OFFLINE))
+    writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)
+    prepared = []
+    for name in online:
+        plan = clock.time(
+            "download", lambda n=name: builder.fetch_source(n, settings, offline=False)
+        )
+        module = builder.source_module(name)
+        frames = clock.time("parse", lambda m=module, p=plan: m.parse(p.fetched))
+
+        def normalise(m=module, f=frames, p=plan):
+            records = m.normalize(f, release=p.release)
+            validate(records, schema, source=p.release.source)
+            return records
+
+        prepared.append((plan, clock.time("normalise + validate", normalise)))
+        print(f"    {name}: {prepared[-1][1].counts()}", flush=True)
+        del frames
+    resolved = clock.time(
+        "identity", lambda: builder.resolve_identities(prepared, known_drugs(store))
+    )
+    for plan, records, identity in resolved:
+        clock.time(
+            "load",
+            lambda r=records, p=plan, i=identity: writer.load(r, p.release, identity=i.as_dict()),
+        )
+        save_snapshot(settings.cache_dir, plan.release, records)  # a refresh's baseline
+    clock.time(
+        "bridge", lambda: builder.bridge(store, writer, settings, offline=False, force=False)
+    )
+    clock.time("embed", lambda: embed_nodes(store, settings))
+
+
+def _cli(env: dict[str, str], *args: str, timeout: float = 1800) -> tuple[float, str]:
+    biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
+    started = time.perf_counter()
+    done = subprocess.run([biokg, *args], env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode:
+        print(f"  biokg {' '.join(args)} failed: {done.stderr.strip()[-400:]}")
+    return time.perf_counter() - started, done.stdout
+
+
+def agent(env: dict[str, str], limit: int, jobs: int) -> None:
+    """score.py (4 at a time: engine errors) and bench_ask.py (latency, one at a time)."""
+    biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
+    questions = EVAL / "dev_questions.jsonl"
+    args = ["--limit", str(limit)] if limit else []
+    scored = subprocess.run(
+        [sys.executable, str(EVAL / "score.py"), "--questions", str(questions),
+         "--cmd", f"{biokg} ask", "--jobs", str(jobs), *args],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    out = scored.stdout + scored.stderr
+    errors = out.lower().count("read lock") + out.count("Traceback")
+    print(out.strip()[-1500:])
+    print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {TARGETS['errors']})")
+    asked = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("bench_ask.py")),
+         "--questions", str(questions), *args],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    print(asked.stdout.strip())
+    print(f"  targets: p50 {TARGETS['p50']}, p95 {TARGETS['p95']}")
+
+
+def neighbourhood(store: GraphStore, env: dict[str, str]) -> None:
+    """The highest-degree node's neighbourhood through the API (``biokg serve``)."""
+    top = store.read(
+        "MATCH (n:Entity)-[r]-() WITH n, count(r) AS degree "
+        "RETURN n.id AS id, degree ORDER BY degree DESC LIMIT 1",
+        {},
+    )[0]
+    port = free_port()
+    biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
+    server = subprocess.Popen(
+        [biokg, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            if embedded.port_open(port):
+                break
+            time.sleep(0.5)
+        quoted = urllib.request.quote(top["id"], safe="")
+        walls = []
+        for _ in range(3):
+            started = time.perf_counter()
+            with urllib.request.urlopen(f"{url}/entities/{quoted}/neighbourhood", timeout=60) as r:
+                body = json.loads(r.read())
+            walls.append(time.perf_counter() - started)
+        groups = len(body.get("groups", []))
+        print(
+            f"  neighbourhood of {top['id']} (degree {top['degree']:,}): first "
+            f"{walls[0]:.2f} s, then {min(walls[1:]):.2f} s; {groups} groups  "
+            f"(target {TARGETS['neighbourhood']})"
+        )
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path) -> None:
+    """Unchanged refresh, then 1% of PrimeKG's rows changed and a new Dataverse version."""
+    writes = write_transactions(settings)
+    seconds, out = _cli(env, "refresh", "--offline", "--no-embed")
+    print(out.strip()[-1200:])
+    print(
+        f"  refresh, nothing changed: {seconds:.1f} s, "
+        f"{write_transactions(settings) - writes} write transactions  "
+        f"(target {TARGETS['refresh']})"
+    )
+    kg = pl.read_csv(primekg / "kg.csv", infer_schema=False)
+    changed = kg.with_row_index("row").with_columns(
+        pl.when(pl.col("row") % 100 == 0)
+        .then(pl.lit("off-label use"))
+        .otherwise(pl.col("display_relation"))
+        .alias("display_relation")
+    )
+    changed.drop("row").write_csv(primekg / "kg.csv")
+    (primekg / "dataset.json").write_text(
+        json.dumps({"data": {"versionNumber": 2, "versionMinorNumber": 2}})
+    )
+    writes = write_transactions(settings)
+    seconds, out = _cli(env, "refresh", "--offline", "--sources", "primekg", "--no-embed")
+    print(out.strip()[-800:])
+    print(
+        f"  refresh, 1% of PrimeKG's {kg.height:,} rows changed: {seconds:.1f} s, "
+        f"{write_transactions(settings) - writes} write transactions"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="share of release size")
+    parser.add_argument("--no-kegg", action="store_true")
+    parser.add_argument("--no-agent", action="store_true")
+    parser.add_argument("--limit", type=int, default=0, help="first N dev questions (0: all)")
+    parser.add_argument("--jobs", type=int, default=4)
+    args = parser.parse_args()
+    online = ONLINE + (() if args.no_kegg else ("kegg",))
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}; scale {args.scale:g}; sources {OFFLINE + online}"
+    )
+    work = Path(tempfile.mkdtemp(prefix="biokg-bench-release-"))
+    clock = Clock()
+    with Mirror() as mirror:
+        folders = clock.time("generate (cached)", lambda: publish(mirror, online, args.scale))
+        primekg = work / "primekg-mirror"  # a copy: the 1% change must not touch the cache
+        shutil.copytree(folders["primekg"], primekg)
+        mirror.routes |= {k: primekg / v.name for k, v in mirror.routes.items()
+                          if k.startswith("/primekg/")}  # fmt: skip
+        env = _env(work / "home", mirror, online)
+        settings = Settings.from_env(env)
+        server = clock.time("engine start", lambda: embedded.start_background(settings))
+        try:
+            with GraphStore.connect(settings) as store:
+                build_phases(store, settings, online, clock)
+                built = sum(v for k, v in clock.phases.items() if k != "generate (cached)")
+                size = sum(p.stat().st_size for p in settings.db_dir.rglob("*") if p.is_file())
+                print(
+                    f"BUILD {built:.0f} s (target {TARGETS['build']}); database "
+                    f"{size / 1e9:.2f} GB on disk; Python peak "
+                    f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2:.2f} GB, "
+                    f"engine peak {_proc_peak_gb(server.pid):.2f} GB (target {TARGETS['peak']})"
+                )
+            embedded.stop_background(settings)
+            server = clock.time("index warm-up (db start)", lambda: _db_start(env, settings))
+            with GraphStore.connect(settings) as store:
+                neighbourhood(store, env)
+            if not args.no_agent:
+                agent(env, args.limit, args.jobs)
+            refresh_checks(env, settings, primekg)
+            seconds, out = _cli(env, "export", "rdf", "--sources", "chembl",
+                                "--out", str(work / "chembl.nq"))  # fmt: skip
+            print(f"  {out.strip()} ({seconds:.1f} s)")
+        finally:
+            print(f"engine peak RSS at the end: {_proc_peak_gb(server.pid):.2f} GB")
+            embedded.stop_background(settings)
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _db_start(env: dict[str, str], settings: Settings) -> embedded.ServerInfo:
+    _cli(env, "db", "start")
+    info = embedded.running_server(settings)
+    if info is None:
+        raise SystemExit("biokg db start left no engine running")
+    return info
+
+
+if __name__ == "__main__":
+    main()
