@@ -25,7 +25,11 @@ from hpo_slice import HPO_DATA, obo_slice
 from own_graph import fresh_graph_settings
 from test_build import go_data
 
+from biokg.embedding.static import StaticEmbedder
+from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
+from biokg.ingest.embedding.cache import VectorCache
+from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.node_facts import FACTS
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import DEFAULT_SOURCES
@@ -33,6 +37,7 @@ from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 
 GO_GENES = 300
+SHARED = {"infores:go", "infores:hpo-annotations"}
 #: genes_to_phenotype rows kept per gene, and phenotype.hpoa lines kept per disease
 G2P_PER_GENE, HPOA_PER_DISEASE = 4, 6
 
@@ -201,3 +206,30 @@ def test_a_source_that_stops_asserting_a_gene_takes_only_its_facts(
     ]
     assert go_only
     assert all("infores:hpo-annotations" not in v.get(FACTS, "") for v in go_only)
+
+
+def test_rebuilding_hpo_keeps_gene_names_vectors_and_search(
+    two_graphs: tuple[Settings, Settings],
+    inputs: dict[str, Path],
+    static_embedder: StaticEmbedder,
+    tmp_path: Path,
+) -> None:
+    """The issue's case: ``biokg build --force --sources hpo`` on a graph where GO names the
+    genes had replaced their names by HPO's symbols and re-embedded them."""
+    forward, _ = two_graphs
+    now = dataclasses.replace(  # HPO as the refresh above left it
+        forward,
+        source_dirs=tuple(sorted({**inputs, "hpo": inputs["hpo"].parent / "hpo-changed"}.items())),
+    )
+    with GraphStore.connect(now) as store, VectorCache(tmp_path / "vectors.sqlite") as cache:
+        first = embed_graph(store, static_embedder, cache=cache)
+        assert first.embedded > 0
+        before = dump(now)["nodes"]
+        shared = sorted(v["name"] for v in before.values() if SHARED <= set(v.get("sources", [])))
+        searched = shared[:: max(1, len(shared) // 5)]  # gene names both sources assert
+        found = {n: GraphAgent.connect(store, now).linker.link(n)[0].id for n in searched}
+        build(store, now, ("hpo",), sample=True, force=True)
+        again = embed_graph(store, static_embedder, cache=cache)
+        assert (again.embedded, again.cache_hits, again.unchanged) == (0, 0, first.nodes)
+        assert dump(now)["nodes"] == before
+        assert {n: GraphAgent.connect(store, now).linker.link(n)[0].id for n in searched} == found
