@@ -416,6 +416,22 @@ def render_markdown(schema: GraphSchema) -> str:
     out += [f"| `{p}` | {', '.join(phrases)} |" for p, phrases in schema.asked_properties.items()]
     out += ["", "| topic no source holds | phrases |", "|---|---|"]
     out += [f"| {t} | {', '.join(phrases)} |" for t, phrases in schema.not_held.items()]
+    out += [
+        "",
+        "## Which source a node shows",
+        "",
+        "Every source's values stay on the node in `source_facts`; scalars show the first source "
+        "below that states them, lists are unions in this order, stubs rank last "
+        "(docs/decisions/0016-node-facts.md).",
+        "",
+        "| label | sources, first wins |",
+        "|---|---|",
+    ]
+    out += [
+        f"| {label} | {', '.join(schema.precedence.order(label))} |"
+        for label in sorted(schema.labels)
+    ]
+    out += [f"| {key} | {', '.join(order)} |" for key, order in schema.precedence.properties.items()]
     out += ["", "## CURIE prefixes", "", "| prefix | bioregistry |", "|---|---|"]
     out += [f"| {p} | {k} |" for p, k in sorted(schema.prefixes.items())]
     return "\n".join(out) + "\n"
