@@ -13,7 +13,9 @@ Kept:
   * ``Drug`` nodes, one per *parent* molecule (``molecule_hierarchy.parent_molregno``): name,
     SMILES, InChIKey and max_phase of the parent; synonyms, brand names (TRADE_NAME) and generic
     names (INN/USAN/BAN and the preferred name) of the parent and all its salts; the salts'
-    ChEMBL ids as xrefs. Only molecules with a ChEMBL preferred name or id are kept.
+    ChEMBL ids as xrefs. Only *notable* parents are kept: a molecule of the family has a
+    preferred name or a max_phase, or a mechanism or indication row (~45,000 of a release's
+    2.5M molecules; the rest are screening compounds, docs/decisions/0016-release-size.md).
   * ``TARGETS`` edges Drug -> Gene for each ``drug_mechanism`` row and each protein component of
     its target: action type, mechanism text, references from ``mechanism_refs``. Gene stubs are
     ``NCBIGene`` ids (UniProt accession mapped through org.Hs.eg.db's ``uniprot`` table, which is
@@ -80,6 +82,7 @@ SOURCE = SourceInfo(
     },
     # the file server an online fetch reads; BIOKG_CHEMBL_URL names a mirror of its paths
     rest_url=FTP_HOST,
+    parser_version="2",  # 2: Drug nodes only for notable molecules (_notable)
 )
 
 # Tables and columns read (schema documentation linked in the module docstring).
@@ -234,7 +237,11 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
     schema = load_schema()
     dropped: dict[str, int] = {}
     parents = _parents(frames)
-    drugs = _drugs(frames, parents, release)
+    every = _drugs(frames, parents, release)
+    drugs = every.filter(pl.col("id").is_in(_notable(frames, parents).implode()))
+    dropped["molecules without a name, phase, mechanism or indication"] = (
+        every.height - drugs.height
+    )
     targets, genes = _targets(frames, parents, release, schema, dropped)
     indications, diseases = _indications(frames, parents, release, schema, dropped)
     log.info(
@@ -315,6 +322,22 @@ def _parents(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
         pl.format("CHEMBL.COMPOUND:{}", "chembl_id").alias("drug"),
     )
     return out.join(ids, on="parent_molregno", how="left").drop_nulls("drug")
+
+
+def _notable(frames: dict[str, pl.DataFrame], parents: pl.DataFrame) -> pl.Series:
+    """Parent CURIEs that become Drug nodes: a molecule of the family has a preferred name or
+    a max_phase, or a mechanism or indication row (docs/decisions/0016-release-size.md: the
+    other ~2.4M of a release are screening compounds no question names)."""
+    mols = frames["molecule_dictionary"]
+    named = mols.filter(pl.col("pref_name").is_not_null() | pl.col("max_phase").is_not_null())
+    regs = pl.concat(
+        [
+            named.select("molregno"),
+            frames["drug_mechanism"].select("molregno"),
+            frames["drug_indication"].select("molregno"),
+        ]
+    ).unique()
+    return regs.join(parents.select("molregno", "drug"), on="molregno")["drug"].unique()
 
 
 def _drugs(
