@@ -15,7 +15,10 @@ from biokg.errors import BiokgError
 from biokg.graph_agent.models import Claim, EvidenceEdge, EvidenceNode, EvidenceView, SourceRecord
 
 _PROVENANCE = ("id", "source", "source_version", "source_record")
-_OMITTED_PROPERTIES = frozenset({*_PROVENANCE, "load_id", "embedding", "embedding_hash"})
+#: also each source's own values of a node (``source_facts``): the shown ones are the node's
+_OMITTED_PROPERTIES = frozenset(
+    {*_PROVENANCE, "load_id", "embedding", "embedding_hash", "source_facts"}
+)
 
 
 class CitationError(BiokgError):

@@ -8,6 +8,8 @@ from __future__ import annotations
 from biokg import cypher
 from biokg.api.models import EntityDetails, SourceRelease
 from biokg.errors import EntityNotFoundError
+from biokg.ingest import node_facts
+from biokg.ingest.node_facts import FACTS
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
@@ -44,5 +46,9 @@ def entity_details(store: GraphStore, schema: GraphSchema, curie: str) -> Entity
         sources=[
             SourceRelease(source=s, version=versions.get(s)) for s in props.get("sources") or []
         ],
-        properties={k: v for k, v in sorted(props.items()) if k not in _HIDDEN | _CARD},
+        properties={k: v for k, v in sorted(props.items()) if k not in _HIDDEN | _CARD | {FACTS}},
+        source_values={
+            source: fact.values
+            for source, fact in sorted(node_facts.parse(props.get(FACTS), props).items())
+        },
     )

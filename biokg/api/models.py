@@ -97,6 +97,11 @@ class EntityDetails(_Model):
     xrefs: list[str]
     sources: list[SourceRelease]
     properties: dict[str, Any] = Field(description="the label's own properties (symbol, ...)")
+    source_values: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="what each source states of the node (infores id -> its values); the fields "
+        "above show the values schema/'s precedence chooses from these",
+    )
 
 
 class LabelDisplay(_Model):
