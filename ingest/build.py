@@ -22,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg import cypher
+from biokg import cypher, names
 from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
@@ -134,9 +134,10 @@ def code_key(source: Source) -> dict[str, str]:
 
 @cache
 def _identity_digest() -> str:
-    """Digest of the identity rules' code (drug merges, named edges): when it changes, drugs may
-    merge differently, so every source is read again."""
-    text = b"".join(Path(m.__file__).read_bytes() for m in (identity_rules, named_edges))  # type: ignore[arg-type]
+    """Digest of the identity rules' code (drug merges, named edges, name keys): when it changes,
+    drugs may merge differently, so every source is read again."""
+    modules = (identity_rules, named_edges, names)
+    text = b"".join(Path(m.__file__).read_bytes() for m in modules)  # type: ignore[arg-type]
     return hashlib.sha256(text).hexdigest()[:16]
 
 

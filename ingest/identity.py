@@ -21,7 +21,7 @@ names are product-level (a combination product's brand sits on every ingredient)
 
 A name with several candidates at the first tier that hits is a conflict: reported, never
 merged. Names are normalised by case folding, unifying punctuation and spacing; salt words are a
-declared table below.
+declared table (:mod:`biokg.names`, shared with the agent's lexicon).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,50 +40,11 @@ import polars as pl
 from biokg import cypher
 from biokg.ingest import node_facts
 from biokg.ingest.records import Records, finalize_edges
+from biokg.names import LOCAL_ID, SALT_WORDS, name_key, salt_free_key
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
-
-#: Salt, ester and hydrate words removed for salt-insensitive matching (USP salt nomenclature,
-#: https://www.usp.org/ - the common counter-ions and hydration states of approved drugs).
-SALT_WORDS = frozenset(
-    """
-    acetate anhydrous benzoate besilate besylate bitartrate bromide calcium carbonate chloride
-    citrate dihydrate dihydrochloride dimesylate disodium dipropionate edisylate fumarate
-    gluconate hemihydrate hyclate hydrobromide hydrochloride hydrate lactate magnesium maleate
-    malate mesylate mesilate monohydrate monosodium nitrate oxalate palmitate phosphate
-    potassium propionate sodium succinate sulfate sulphate tartrate tosylate trihydrate
-    trometamol tromethamine valerate hcl
-    """.split()
-)
-_PUNCT = re.compile(r"[^0-9a-z]+")
-#: Local parts that name a node on their own (CHEMBL192, UNII R16CO5Y76E), not bare numbers.
-LOCAL_ID = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{6,}")
-
-
-def name_key(text: str) -> str:
-    """Case-, punctuation- and spacing-insensitive key of a drug name.
-
-    >>> name_key("  Sildenafil   Citrate ")
-    'sildenafil citrate'
-    >>> name_key("VIAGRA®")
-    'viagra'
-    """
-    return " ".join(_PUNCT.sub(" ", text.casefold()).split())
-
-
-def salt_free_key(text: str) -> str:
-    """:func:`name_key` without salt and hydrate words.
-
-    >>> salt_free_key("Sildenafil citrate")
-    'sildenafil'
-    >>> salt_free_key("sodium chloride")  # nothing left: the name is all salt words
-    'sodium chloride'
-    """
-    key = name_key(text)
-    kept = [w for w in key.split() if w not in SALT_WORDS]
-    return " ".join(kept) if kept else key
 
 
 @dataclass(frozen=True)
@@ -208,15 +168,16 @@ KNOWN_DRUG_SCHEMA = {
 
 def known_drugs(store: GraphStore) -> pl.DataFrame:
     """What each source states of the graph's Drug nodes: one row per (node, source), with the
-    node's id, the source, and that source's names and xrefs (absent lists empty). Identity
+    node's id, the source, and that source's names and xrefs (absent lists empty; a node with no
+    facts, written other than by a load, is one row without a source). Identity
     matches a source's records against the rows of sources before it, so what a node shows (by
     precedence, :mod:`biokg.ingest.node_facts`) never decides a merge."""
     keys = [c for c in KNOWN_DRUG_SCHEMA if c not in ("id", "source")]
     rows = []
     for node in store.read(cypher.load("identity_drugs"), timeout_s=600.0):
         shown = {k: node[k] for k in keys}
-        for source, fact in node_facts.parse(node["facts"], shown).items():
-            values = fact.values
+        stated = {s: f.values for s, f in node_facts.parse(node["facts"], shown).items()}
+        for source, values in (stated or {None: shown}).items():  # no facts: written by hand
             rows.append({"id": node["id"], "source": source, **{k: values.get(k) for k in keys}})
     frame = pl.DataFrame(rows, KNOWN_DRUG_SCHEMA)
     empty = pl.lit([], dtype=pl.List(pl.String))

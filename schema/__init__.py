@@ -431,7 +431,9 @@ def render_markdown(schema: GraphSchema) -> str:
         f"| {label} | {', '.join(schema.precedence.order(label))} |"
         for label in sorted(schema.labels)
     ]
-    out += [f"| {key} | {', '.join(order)} |" for key, order in schema.precedence.properties.items()]
+    out += [
+        f"| {key} | {', '.join(order)} |" for key, order in schema.precedence.properties.items()
+    ]
     out += ["", "## CURIE prefixes", "", "| prefix | bioregistry |", "|---|---|"]
     out += [f"| {p} | {k} |" for p, k in sorted(schema.prefixes.items())]
     return "\n".join(out) + "\n"

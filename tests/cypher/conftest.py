@@ -28,7 +28,9 @@ TOOL = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
 #: and the flags of terms a release made obsolete (ingest/delta.py).
 WRITTEN_OUTSIDE_SCHEMA = (
     *("embedding", "embedding_hash", "embedding_model"),
-    *("current", "loaded_at", "checksums", "code", "counts", "identity", "upstream", "refresh"),
+    *("current", "loaded_at", "checksums", "code", "context", "counts", "identity", "upstream"),
+    "refresh",
+    "source_facts",  # every source's own values of a node (biokg.ingest.node_facts)
     *("obsolete", "replaced_by", "consider"),
 )
 
