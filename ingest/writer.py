@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 #: Called after every committed batch with (what, rows done, rows total).
 Progress = Callable[[str, int, int], None]
 STALE_DELETE_BATCH = 20_000
+#: Text per write batch (see :func:`batches`): facts of merged nodes can double it on the wire.
+BATCH_TEXT_BYTES = 4_000_000
 #: Finding the nodes a source no longer asserts scans its nodes once per load.
 STALE_READ_TIMEOUT_S = 600.0
 #: Edges per request to the embedded engine's batch loader, in write batches (50,000 edges,
@@ -364,12 +366,40 @@ def release_props(records: Records, release: Release, identity: dict | None) -> 
 
 
 def batches(frame: pl.DataFrame, size: int) -> Iterator[tuple[int, list[dict]]]:
-    """(rows done, rows) of ``frame`` in batches of ``size``, as dicts without nulls (a null
-    must not erase what another source wrote)."""
-    for offset in range(0, frame.height, size):
-        chunk = frame.slice(offset, size)
+    """(rows done, rows) of ``frame`` in batches of at most ``size`` rows and about
+    :data:`BATCH_TEXT_BYTES` of text, as dicts without nulls (a null must not erase what another
+    source wrote). The text bound keeps a batch of long label sections under the Bolt message
+    limit (16 MiB on the embedded engine, which otherwise drops the connection)."""
+    ends = _batch_ends(frame, size)
+    start = 0
+    for end in ends:
+        chunk = frame.slice(start, end - start)
         rows = [{k: v for k, v in row.items() if v is not None} for row in chunk.to_dicts()]
-        yield offset + chunk.height, rows
+        yield end, rows
+        start = end
+
+
+def _batch_ends(frame: pl.DataFrame, size: int) -> list[int]:
+    """Row offsets where batches end: every ``size`` rows, sooner where text adds up."""
+    text = [
+        pl.col(c).str.len_bytes() if dtype == pl.String else pl.col(c).list.join("").str.len_bytes()
+        for c, dtype in frame.schema.items()
+        if dtype == pl.String or dtype == pl.List(pl.String)
+    ]
+    if frame.height == 0:
+        return []
+    weights = (
+        frame.select(pl.sum_horizontal(text).fill_null(0)).to_series().to_list()
+        if text
+        else [0] * frame.height
+    )
+    ends, rows, used = [], 0, 0
+    for i, weight in enumerate(weights):
+        if rows and (rows == size or used + weight > BATCH_TEXT_BYTES):
+            ends.append(i)
+            rows, used = 0, 0
+        rows, used = rows + 1, used + weight
+    return [*ends, frame.height]
 
 
 def write_node_rows(
