@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import polars as pl
 
@@ -293,7 +294,9 @@ def with_identity_context(
     A source's Drug records merge onto the drugs of the sources before it in the registry
     (:func:`resolve_identities`), so its records depend on their loads: that is part of its load
     key (``Release.context``), and a source built earlier whose key changes is fetched again
-    (cached) and reloaded in this build. Returns the planned sources in build order.
+    (cached) and reloaded in this build, when its files are still the ones its current load
+    read (otherwise a warning says to rebuild it from its own files). Returns the planned
+    sources in build order.
     """
     current = _current_loads(store)
     by_name = {plan.name: plan for plan in planned}
@@ -303,9 +306,8 @@ def with_identity_context(
         info = module.SOURCE
         plan = by_name.get(name)
         if plan is None and dependents and info.drugs and info.infores in current:
-            if current[info.infores][1] != context:  # its earlier drug sources changed
-                log.info("%s: the drugs it merges onto changed; reloading it", name)
-                plan = fetch_source(name, settings, offline=offline)
+            if current[info.infores].context != context:  # its earlier drug sources changed
+                plan = _refetch(name, settings, current[info.infores], offline=offline)
         if plan is not None and info.drugs:
             plan = dataclasses.replace(
                 plan, release=dataclasses.replace(plan.release, context=dict(context))
@@ -314,9 +316,25 @@ def with_identity_context(
             out.append(plan)
         if info.drugs and (plan is not None or info.infores in current):
             context[info.infores] = (
-                plan.release.load_id if plan is not None else current[info.infores][0]
+                plan.release.load_id if plan is not None else current[info.infores].load_id
             )
     return out
+
+
+def _refetch(name: str, settings: Settings, load: CurrentLoad, *, offline: bool) -> Planned | None:
+    """A dependent source's files again, if they are still the ones its current load read."""
+    plan = fetch_source(name, settings, offline=offline)
+    if plan.release.checksums != load.checksums:
+        log.warning(
+            "%s: the drugs it merged onto changed, but its current load read other files than "
+            "it finds now; rebuild it from its own files (biokg build --sources %s --data-dir "
+            "...) to merge its drugs onto theirs",
+            name,
+            name,
+        )
+        return None
+    log.info("%s: the drugs it merges onto changed; reloading it", name)
+    return plan
 
 
 def identity_stale(store: GraphStore) -> list[str]:
@@ -329,16 +347,27 @@ def identity_stale(store: GraphStore) -> list[str]:
         info = module.SOURCE
         if not (info.drugs and info.infores in current):
             continue
-        if current[info.infores][1] != context:
+        if current[info.infores].context != context:
             stale.append(name)
-        context[info.infores] = current[info.infores][0]
+        context[info.infores] = current[info.infores].load_id
     return stale
 
 
-def _current_loads(store: GraphStore) -> dict[str, tuple[str, dict[str, str]]]:
-    """infores → (current load id, the loads its drugs merged onto)."""
+class CurrentLoad(NamedTuple):
+    """What identity needs of a source's current load."""
+
+    load_id: str
+    #: the loads its drugs merged onto (infores → load id)
+    context: dict[str, str]
+    #: the input files it read
+    checksums: dict[str, str]
+
+
+def _current_loads(store: GraphStore) -> dict[str, CurrentLoad]:
     return {
-        row["source"]: (row["load_id"], json.loads(row["context"] or "{}"))
+        row["source"]: CurrentLoad(
+            row["load_id"], json.loads(row["context"] or "{}"), json.loads(row["checksums"] or "{}")
+        )
         for row in store.read(cypher.load("build_current_loads"))
     }
 

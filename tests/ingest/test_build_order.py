@@ -33,6 +33,7 @@ from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.node_facts import FACTS
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import DEFAULT_SOURCES
+from biokg.ingest.sources.openfda import DEFAULT_DIR as OPENFDA_DATA
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 
@@ -233,3 +234,25 @@ def test_rebuilding_hpo_keeps_gene_names_vectors_and_search(
         assert (again.embedded, again.cache_hits, again.unchanged) == (0, 0, first.nodes)
         assert dump(now)["nodes"] == before
         assert {n: GraphAgent.connect(store, now).linker.link(n)[0].id for n in searched} == found
+
+
+def test_a_dependent_built_from_other_files_is_not_reloaded_from_the_default_ones(
+    own_graph_settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """openFDA built from a folder of its own, then ChEMBL: openFDA's drugs would merge onto
+    ChEMBL's, but reloading it from the default files would replace the user's data; it stays,
+    and the build says how to reload it."""
+    own = tmp_path / "openfda"
+    own.mkdir()
+    for path in OPENFDA_DATA.iterdir():
+        if path.name != "spl_cough.xml":  # a folder of the user's: one label fewer
+            (own / path.name).write_bytes(path.read_bytes())
+    current = "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.load_id AS id"
+    with GraphStore.connect(own_graph_settings) as store:
+        build(store, own_graph_settings, ("openfda",), data_dir=own, sample=True)
+        before = store.read(current, {"s": "infores:openfda"})
+        with caplog.at_level("WARNING", logger="biokg.ingest.build"):
+            results = build(store, own_graph_settings, ("chembl",), sample=True)
+        assert [r.source for r in results] == ["infores:chembl", "infores:mondo"]
+        assert store.read(current, {"s": "infores:openfda"}) == before
+    assert "rebuild it from its own files" in caplog.text
