@@ -49,6 +49,10 @@ class BudgetExceededError(BiokgError):
     """The agent's query, row or time budget for one question ran out."""
 
 
+class QueryTimeoutError(BudgetExceededError):
+    """A query ran past its time limit: the engine stopped it, or the client stopped waiting."""
+
+
 class AgentInputError(BiokgError):
     """A question or agent option is invalid (empty, too long, unknown value)."""
 

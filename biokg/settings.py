@@ -6,7 +6,7 @@ Every setting is documented where it is declared: default, effect and danger.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from biokg.errors import ConfigError
@@ -59,6 +59,13 @@ class Settings:
     # timeout the driver sends (the agent's own 10 s per query holds on Neo4j only); lower it
     # for an engine that only serves the agent API. It is fixed when the engine starts.
     command_timeout_s: int = 300
+    # BIOKG_SERVED_TIMEOUT_S (default 10; 0 = keep BIOKG_COMMAND_TIMEOUT_S): the command limit of
+    # an embedded engine that `biokg serve` or `biokg mcp` starts itself, where clients send
+    # Cypher of their own (MCP read_cypher, the LLM planner). It matches the agent's 10 s per
+    # query. A shared engine (`biokg db start`) keeps the limit it started with: start it with
+    # BIOKG_COMMAND_TIMEOUT_S=10 to serve. Danger: a very large graph may need longer for the
+    # agent's start-up reads (its lexicon); raise it rather than set 0.
+    served_timeout_s: int = 10
     # BIOKG_<SOURCE>_DIR (e.g. BIOKG_OPENFDA_DIR, BIOKG_HPO_DIR; default unset): a folder with that
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
@@ -95,6 +102,15 @@ class Settings:
     def source_url(self, source: str) -> str | None:
         """The REST base URL ``BIOKG_<SOURCE>_URL`` names for a source, if any."""
         return dict(self.source_urls).get(source)
+
+    def for_serving(self) -> Settings:
+        """These settings for `biokg serve` / `biokg mcp`: an embedded engine they start stops
+        any command after ``served_timeout_s`` (clients send queries the project did not
+        write; ArcadeDB ignores the per-query timeout the driver sends)."""
+        limit = self.served_timeout_s
+        if limit <= 0 or 0 < self.command_timeout_s <= limit:
+            return self
+        return replace(self, command_timeout_s=limit)
 
     @property
     def embedded(self) -> bool:
@@ -150,6 +166,7 @@ class Settings:
             batch_size=number("BIOKG_BATCH_SIZE", 10_000),
             bulk_load=env.get("BIOKG_BULK_LOAD", "1").strip().lower() not in ("0", "false", "no"),
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
+            served_timeout_s=number("BIOKG_SERVED_TIMEOUT_S", 10),
             embedder=_choice(env, "BIOKG_EMBEDDER", ("static", "transformer")),
             source_dirs=tuple(
                 (name, Path(value).expanduser()) for name, value in _per_source(env, "_DIR")

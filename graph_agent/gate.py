@@ -11,7 +11,8 @@ the session mode (``docs/decisions/0007-cypher-gate.md``). In order, a query is:
 3. checked on what is left: one statement; no write, DDL or admin clause (CREATE, MERGE, SET,
    DELETE, REMOVE, DROP, LOAD CSV, FOREACH, ``IN TRANSACTIONS``, ``PERIODIC COMMIT``, GRANT…,
    also inside ``CALL { }``); procedures and namespaced functions from allow-lists only;
-   variable-length relationships bounded by ``max_hops``; no quantified path patterns;
+   variable-length relationships bounded by ``max_hops``; no quantified path patterns; no
+   disconnected MATCH patterns (a cartesian product, :mod:`biokg.graph_agent.gate_patterns`);
 4. bounded: every top-level RETURN ends with a LIMIT of at most ``max_rows`` (appended when
    missing, lowered when larger); ``$name`` parameters come from the call or from the
    runner's named handles, and an unknown one is refused;
@@ -38,6 +39,7 @@ from biokg.graph_agent.gate_lexer import (
     line_of,
     single_statement,
 )
+from biokg.graph_agent.gate_patterns import check_connected
 from biokg.graph_agent.runner import QueryRunner
 
 #: Read-only procedures a generated query may CALL (compared case-insensitively).
@@ -137,6 +139,7 @@ class CypherGate:
         self._check_calls(code)
         self._check_words(code)
         self._check_paths(code)
+        check_connected(code, _depths(code))
         params = _resolve_params(code, dict(params or {}), handles or {})
         clean, notes = self._bound_rows(clean, code, params)
         return GatedQuery(text=clean, params=params, notes=tuple(notes))

@@ -17,7 +17,13 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from biokg.errors import BiokgError, RetryableError, StoreError, UnsafeCypherError
+from biokg.errors import (
+    BiokgError,
+    QueryTimeoutError,
+    RetryableError,
+    StoreError,
+    UnsafeCypherError,
+)
 from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.gate import CypherGate
 from biokg.graph_agent.linking import EntityLinker
@@ -218,6 +224,9 @@ class ToolBox:
         except UnsafeCypherError as err:
             self.failed[signature] = str(err)
             return self._failure(f"refused by the Cypher gate: {err}")
+        except QueryTimeoutError as err:  # stopped: the model may narrow it (time budget holds)
+            self.failed[signature] = str(err)
+            return self._failure(f"stopped at its time limit: {err}")
         except StoreError as err:
             if isinstance(err, RetryableError):
                 raise

@@ -21,7 +21,7 @@ def mcp_command(
     from biokg.graph_agent.agent import GraphAgent
     from biokg.mcp_server import RequireApiKey, create_server
 
-    settings = Settings.from_env()
+    settings = Settings.from_env().for_serving()
     if http:
         check_bind(host, settings)
     with GraphStore.connect(settings) as store:

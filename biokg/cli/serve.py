@@ -16,6 +16,6 @@ def serve_command(
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
 ) -> None:
     """Serve the agent API (docs at /docs); any host but loopback needs BIOKG_API_KEY."""
-    settings = Settings.from_env()
+    settings = Settings.from_env().for_serving()
     check_bind(host, settings)
     uvicorn.run(create_app(settings), host=host, port=port)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -21,7 +22,12 @@ import neo4j
 from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-from biokg.errors import StoreError, StoreUnavailableError, UnsafeCypherError
+from biokg.errors import (
+    QueryTimeoutError,
+    StoreError,
+    StoreUnavailableError,
+    UnsafeCypherError,
+)
 from biokg.schema import GraphSchema
 from biokg.settings import Settings
 from biokg.store import embedded
@@ -31,6 +37,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 READ_TIMEOUT_S = 30.0
+#: How much longer than its timeout the client waits for a generated query before it gives up
+#: (the engine's own stop, at the same timeout, normally answers first).
+ABANDON_GRACE_S = 0.5
 
 
 class GraphStore:
@@ -70,6 +79,7 @@ class GraphStore:
             store = cls(driver, settings.database_name, NEO4J)
         else:
             info = embedded.running_server(settings) or embedded.start_owned(settings)
+            _warn_on_looser_limit(info, settings)
             auth = ("root", settings.embedded_password)
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
             driver = GraphDatabase.driver(info.bolt_uri, auth=auth)
@@ -120,7 +130,7 @@ class GraphStore:
         """
         if rollback:
             return self._read_rolled_back(cypher, params or {}, timeout_s)
-        with self._errors(cypher):
+        with self._errors(cypher, timeout_s=timeout_s):
             result = self.driver.execute_query(
                 Query(cypher, timeout=timeout_s),
                 params or {},
@@ -148,8 +158,38 @@ class GraphStore:
     def _read_rolled_back(
         self, cypher: str, params: dict[str, Any], timeout_s: float
     ) -> list[dict[str, Any]]:
+        """Run a generated query in a worker thread and stop waiting after ``timeout_s``.
+
+        The engine is told the same timeout (Neo4j stops the transaction; ArcadeDB only honours
+        its engine-wide command limit, ``BIOKG_COMMAND_TIMEOUT_S``), but a client that waits on
+        the engine alone waits as long as the engine lets the query run; this one gives up.
+
+        Raises:
+            QueryTimeoutError: no answer within ``timeout_s`` (the worker is abandoned and ends
+                when the engine stops the query).
+        """
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["rows"] = self._rolled_back(cypher, params, timeout_s)
+            except Exception as err:  # handed to the caller's thread, raised there
+                outcome["error"] = err
+
+        worker = threading.Thread(target=work, name="biokg-generated-query", daemon=True)
+        worker.start()
+        worker.join(timeout_s + ABANDON_GRACE_S)
+        if worker.is_alive():
+            raise QueryTimeoutError(_timeout_message(cypher, timeout_s))
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["rows"]
+
+    def _rolled_back(
+        self, cypher: str, params: dict[str, Any], timeout_s: float
+    ) -> list[dict[str, Any]]:
         with (
-            self._errors(cypher),
+            self._errors(cypher, timeout_s=timeout_s),
             self.driver.session(
                 database=self.database, default_access_mode=neo4j.READ_ACCESS
             ) as session,
@@ -186,7 +226,7 @@ class GraphStore:
         Raises:
             StoreError: the engine cannot plan it (syntax, unknown procedure): its reason.
         """
-        with self._errors(cypher):
+        with self._errors(cypher, timeout_s=timeout_s):
             result = self.driver.execute_query(
                 Query(f"EXPLAIN {cypher}", timeout=timeout_s),
                 params or {},
@@ -206,7 +246,7 @@ class GraphStore:
             return s.execute_write(work)
 
     @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
+    def _errors(self, what: str, *, timeout_s: float | None = None) -> Iterator[None]:
         try:
             yield
         except ServiceUnavailable as err:
@@ -214,11 +254,16 @@ class GraphStore:
                 f"graph store unreachable ({self.dialect.name}): {err}"
             ) from err
         except Neo4jError as err:
-            first_line = what.strip().splitlines()[0][:120] if what.strip() else what
-            hint = ""
-            if "TransactionTimedOut" in (err.code or ""):
-                hint = " (the engine's time limit per command: BIOKG_COMMAND_TIMEOUT_S embedded)"
-            raise StoreError(f"{err.message or err}{hint} [while running: {first_line}]") from err
+            code = err.code or ""
+            timed_out = "TransactionTimedOut" in code or "Transaction.Terminated" in code
+            if timed_out and timeout_s is not None:  # a read: the caller's time limit
+                raise QueryTimeoutError(
+                    _timeout_message(what, timeout_s) + f" (engine: {err.message or err})"
+                ) from err
+            hint = " (the engine's time limit per command: BIOKG_COMMAND_TIMEOUT_S)" * timed_out
+            raise StoreError(
+                f"{err.message or err}{hint} [while running: {_first_line(what)}]"
+            ) from err
 
     # -- schema ----------------------------------------------------------------------------
     def apply_schema(self, schema: GraphSchema) -> None:
@@ -285,6 +330,34 @@ class GraphStore:
             raise StoreError(f"ArcadeDB refused {what}: {detail}") from err
         except urllib.error.URLError as err:
             raise StoreUnavailableError(f"ArcadeDB HTTP API at {base} unreachable: {err}") from err
+
+
+def _warn_on_looser_limit(info: embedded.ServerInfo, settings: Settings) -> None:
+    """Say so when a shared engine stops commands later than these settings ask (a served
+    agent attached to a `biokg db start` engine with the build-time limit)."""
+    wanted, actual = settings.command_timeout_s, info.command_timeout_s
+    if wanted > 0 and (actual == 0 or actual > wanted):
+        log.warning(
+            "the running embedded engine (pid %d) stops commands after %s, not %d s: queries "
+            "clients send may hold it that long; restart it with BIOKG_COMMAND_TIMEOUT_S=%d",
+            info.pid,
+            f"{actual} s" if actual else "no limit (or an unknown one)",
+            wanted,
+            wanted,
+        )
+
+
+def _first_line(what: str) -> str:
+    return what.strip().splitlines()[0][:120] if what.strip() else what
+
+
+def _timeout_message(what: str, timeout_s: float | None) -> str:
+    limit = f"its {timeout_s:g} s limit" if timeout_s else "the engine's time limit per command"
+    return (
+        f"the query ran past {limit} and was stopped [while running: {_first_line(what)}]; "
+        "narrow it: anchor a node by id, bound paths, or aggregate less (embedded engine: "
+        "BIOKG_COMMAND_TIMEOUT_S is its limit per command)"
+    )
 
 
 def constraint_statements(schema: GraphSchema) -> list[str]:

@@ -44,6 +44,8 @@ class ServerInfo:
     bolt_port: int
     http_port: int
     root: str
+    #: the engine's limit per command in seconds (0: none; files of older servers lack it)
+    command_timeout_s: int = 0
 
     @property
     def bolt_uri(self) -> str:
@@ -261,7 +263,13 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     try:
         server.create_database(settings.database_name)
-        info = ServerInfo(os.getpid(), settings.bolt_port, settings.http_port, str(root))
+        info = ServerInfo(
+            os.getpid(),
+            settings.bolt_port,
+            settings.http_port,
+            str(root),
+            settings.command_timeout_s,
+        )
         _state_file(settings).write_text(json.dumps(asdict(info)))
         while not stopping.wait(0.5):
             if owner_pid is not None and not _pid_alive(owner_pid):

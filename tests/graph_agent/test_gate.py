@@ -132,6 +132,61 @@ def test_refusals_name_what_they_refused(query, reason):
     assert reason in str(err.value)
 
 
+CARTESIAN = "MATCH (a:Phenotype),(b:Drug) WHERE a.name < b.name RETURN count(*)"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param(CARTESIAN, id="comma-parts"),  # the 25 s read of issue 25
+        pytest.param(
+            "MATCH (a:Phenotype) MATCH (b:Drug) WHERE a.name < b.name RETURN count(*)",
+            id="two-match-clauses",
+        ),
+        pytest.param("MATCH (a:Phenotype) WITH a MATCH (b:Drug) RETURN count(*)", id="via-with"),
+        pytest.param("MATCH (:Phenotype), (:Drug) RETURN count(*)", id="anonymous-nodes"),
+        pytest.param(
+            "MATCH (a:Phenotype)--(c), (b:Drug)--(e) WHERE c.id < e.id RETURN count(*)",
+            id="two-paths",
+        ),
+    ],
+)
+def test_disconnected_patterns_are_refused_and_named(query):
+    with pytest.raises(UnsafeCypherError, match="cartesian product") as err:
+        GATE.check(query)
+    assert "share no variable" in str(err.value) and "Drug" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param(
+            "MATCH (a:Drug {id: $a}), (b:Disease {id: $b}) "
+            "MATCH p = shortestPath((a)-[*..4]-(b)) RETURN p",
+            id="anchored-by-map",
+        ),
+        pytest.param("MATCH (a:Drug), (b:Gene) WHERE a.id = $a RETURN a, b", id="anchored-where"),
+        pytest.param("UNWIND $ids AS x MATCH (n:Gene) WHERE n.id = x RETURN n", id="unwind"),
+        pytest.param(
+            "CALL db.index.fulltext.queryNodes('Drug[name]', $q) YIELD node "
+            "MATCH (node)-[r]-(m) MATCH (m)--(k) RETURN k",
+            id="yield",
+        ),
+        pytest.param(
+            "MATCH (d:Drug) CALL { WITH d MATCH (d)--(x) RETURN count(x) AS k } RETURN d.id, k",
+            id="subquery-shares-d",
+        ),
+        pytest.param(
+            "MATCH (d:Drug) RETURN d.id AS id UNION MATCH (g:Gene) RETURN g.id AS id",
+            id="union-parts-apart",
+        ),
+        pytest.param("MATCH (a)<-[:HAS_PHENOTYPE]-(d), (d)--(e) RETURN e", id="shared-var"),
+    ],
+)
+def test_connected_or_anchored_patterns_pass(query):
+    GATE.check(query, {"a": "x", "b": "y", "ids": [], "q": "x"})
+
+
 def test_fullwidth_keyword_is_normalised_then_refused():
     with pytest.raises(UnsafeCypherError, match="CREATE"):
         GATE.check("ＣＲＥＡＴＥ (n) RETURN n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 
 import pytest
 from llm_stub import call, calls, failure, slow, text, tool_results
@@ -218,3 +219,41 @@ def test_prompt_templates_check_their_inputs():
 
     with pytest.raises(PromptTemplateError, match="mentions"):
         QuestionPrompt.format(question="q")
+
+
+CARTESIAN = "MATCH (a:Phenotype),(b:Drug) WHERE a.name < b.name RETURN count(*)"
+
+
+def _cartesian_refused(queries: list, llm_stub) -> None:
+    """The model's cartesian read was refused, the reason reached the model, the engine is free."""
+    [ran] = [q for q in queries if q["step"] == "llm:cypher"]
+    assert "cartesian product" in ran["error"] and ran["rows"] == 0
+    assert any("cartesian product" in r for r in tool_results(llm_stub.requests[-1]))
+
+
+def test_a_cartesian_read_from_the_model_is_refused_within_budget(llm_agent, llm_stub):
+    llm_stub.play(call("cypher", query=CARTESIAN), text("Nothing to add."))
+    start = time.perf_counter()
+    answer = llm_agent.ask("How many phenotype and drug pairs are there?")
+    assert time.perf_counter() - start <= 10.0
+    _cartesian_refused([q.model_dump() for q in answer.queries], llm_stub)
+    start = time.perf_counter()
+    assert llm_agent.store.read("MATCH (n:Drug) RETURN n.id AS id LIMIT 1")
+    assert time.perf_counter() - start < 1.0
+
+
+def test_the_api_answers_a_cartesian_read_within_budget(llm_agent, llm_stub, settings):
+    from fastapi.testclient import TestClient
+
+    from biokg.api.app import create_app
+
+    llm_stub.play(call("cypher", query=CARTESIAN), text("Nothing to add."))
+    with TestClient(create_app(settings, agent=llm_agent)) as client:
+        start = time.perf_counter()
+        reply = client.post("/ask", json={"question": "How many phenotype and drug pairs?"})
+        assert time.perf_counter() - start <= 10.0
+        assert reply.status_code == 200, reply.text
+        _cartesian_refused(reply.json()["queries"], llm_stub)
+        start = time.perf_counter()
+        assert client.get("/health").status_code == 200
+        assert time.perf_counter() - start < 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -12,6 +13,7 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
 from biokg.store.embedded import settings_env
@@ -96,3 +98,60 @@ def test_read_cypher_refuses_a_write_and_the_graph_is_unchanged(
     _with_session(settings, work)
     assert agent_graph.read(count) == before
     assert agent_graph.read("MATCH (n:Entity {id: $id}) RETURN n.id AS id", {"id": SILDENAFIL})
+
+
+CARTESIAN = "MATCH (a:Phenotype),(b:Drug) WHERE a.name < b.name RETURN count(*)"
+#: Connected, so the gate lets it through, yet quadratic in the phenotypes: only a time limit
+#: stops it (about 40 s for 8,000 names on this machine without one).
+QUADRATIC = (
+    "MATCH (a:Phenotype) WITH collect(a.name) AS xs UNWIND xs AS x UNWIND xs AS y "
+    "WITH x, y WHERE x < y RETURN count(*) AS n"
+)
+NORMAL = "MATCH (n:Phenotype) RETURN n.id AS id LIMIT 1"
+
+
+async def _bounded(session: ClientSession, query: str, *, within_s: float) -> str:
+    """Call read_cypher with ``query``, which must fail within ``within_s``; its error text."""
+    start = anyio.current_time()
+    result = await session.call_tool("read_cypher", {"query": query})
+    took = anyio.current_time() - start
+    text = json.dumps(result.model_dump())
+    assert result.is_error, text
+    assert took <= within_s, f"{took:.1f} s: {text}"
+    return text
+
+
+async def _answers_in_ms(session: ClientSession) -> None:
+    """A normal query right afterwards answers at once: the engine is free again."""
+    start = anyio.current_time()
+    rows = await _call(session, "read_cypher", query=NORMAL)
+    assert len(rows) == 1 and anyio.current_time() - start < 1.0
+
+
+def test_read_cypher_refuses_a_cartesian_product_at_once(
+    agent_graph: GraphStore, settings: Settings
+) -> None:
+    async def work(session: ClientSession) -> None:
+        text = await _bounded(session, CARTESIAN, within_s=2.0)
+        assert "cartesian product" in text and "(a:Phenotype) and (b:Drug)" in text
+        await _answers_in_ms(session)
+
+    _with_session(settings, work)
+
+
+def test_served_engine_stops_a_runaway_read_within_its_budget(own_graph_settings: Settings):
+    served = dataclasses.replace(own_graph_settings, served_timeout_s=3).for_serving()
+    assert served.command_timeout_s == 3
+    with GraphStore.connect(served) as store:  # started here with the serving limit
+        store.apply_schema(load_schema())
+        store.write(
+            "UNWIND range(1, 8000) AS i "
+            "CREATE (:Entity:Phenotype {id: 'HP:' + toString(9000000 + i), name: 'p' + i})"
+        )
+
+    async def work(session: ClientSession) -> None:
+        text = await _bounded(session, QUADRATIC, within_s=10.0)
+        assert "QueryTimeoutError" in text and "stopped" in text
+        await _answers_in_ms(session)
+
+    _with_session(served, work)

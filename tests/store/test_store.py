@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
-from biokg.errors import ConfigError, StoreError
+from biokg.errors import ConfigError, QueryTimeoutError, StoreError
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore, constraint_statements, neo4j_cypher_files
@@ -61,10 +62,27 @@ def test_embedded_engine_stops_a_runaway_read_at_the_command_timeout(
     )
     limited = dataclasses.replace(own_graph_settings, command_timeout_s=1)
     with GraphStore.connect(limited) as graph:
-        with pytest.raises(StoreError, match="BIOKG_COMMAND_TIMEOUT_S") as raised:
+        with pytest.raises(QueryTimeoutError, match="BIOKG_COMMAND_TIMEOUT_S") as raised:
             graph.read(slow, timeout_s=60)
         assert graph.read("RETURN 1 AS one") == [{"one": 1}]  # the engine serves on
     assert "command.timeout" in str(raised.value)
+
+
+def test_client_abandons_a_generated_read_after_its_timeout(own_graph_settings: Settings) -> None:
+    # the same 6 s of arithmetic; the engine's own limit (4 s) is looser than the caller's 1 s
+    slow = (
+        "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b "
+        "WITH a, b WHERE (a * b) % 7 = 0 RETURN count(*) AS n"
+    )
+    limited = dataclasses.replace(own_graph_settings, command_timeout_s=4)
+    with GraphStore.connect(limited) as graph:
+        start = time.perf_counter()
+        with pytest.raises(QueryTimeoutError, match="its 1 s limit"):
+            graph.read(slow, timeout_s=1, rollback=True)
+        assert time.perf_counter() - start < 2.5
+        start = time.perf_counter()
+        assert graph.read("RETURN 1 AS one") == [{"one": 1}]  # other sessions are not held
+        assert time.perf_counter() - start < 1.0
 
 
 def test_neo4j_cypher_files_cover_every_label() -> None:
