@@ -17,6 +17,5 @@ CREATE VECTOR INDEX drug_embedding IF NOT EXISTS FOR (n:Drug) ON n.embedding OPT
 CREATE VECTOR INDEX exposure_embedding IF NOT EXISTS FOR (n:Exposure) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX goterm_embedding IF NOT EXISTS FOR (n:GOTerm) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX gene_embedding IF NOT EXISTS FOR (n:Gene) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX labelsection_embedding IF NOT EXISTS FOR (n:LabelSection) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX pathway_embedding IF NOT EXISTS FOR (n:Pathway) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX phenotype_embedding IF NOT EXISTS FOR (n:Phenotype) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

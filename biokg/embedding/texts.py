@@ -4,9 +4,9 @@ Which properties are embedded comes from schema/ (each label's ``embed:`` list, 
 are joined with ``"; "``, fields with ``". "``, a value repeated across fields is kept once, and
 ``description`` is cut to its first sentence (at most 200 characters), because for linking a
 name and its synonyms matter more than the body of a definition. A text longer than one window
-of the model (160 words) is cut into at most 8 windows whose vectors are averaged: in practice
-only openFDA label sections (``LabelSection.text``); ``docs/decisions/0006-embedding-text.md``
-says why. Shared: the pipeline embeds these texts, the agent rescores index hits by them.
+of the model (160 words) is cut into at most 8 windows whose vectors are averaged (long
+definitions; openFDA label sections were embedded so until 0017 made them full-text only);
+``docs/decisions/0006-embedding-text.md`` says why. Shared: the pipeline embeds these texts, the agent rescores index hits by them.
 """
 
 from __future__ import annotations

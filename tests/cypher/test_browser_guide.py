@@ -17,8 +17,8 @@ from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 CYPHER_DIR = Path(cypher.__file__).parent
-#: The label whose vectors the vector-search example reads (74 sections: embedded in a second).
-EMBEDDED_FOR_EXAMPLE = "LabelSection"
+#: The label whose vectors the vector-search example reads (the full HPO release: ~10 s).
+EMBEDDED_FOR_EXAMPLE = "Phenotype"
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def guide_graph(
     static_embedder: StaticEmbedder,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[GraphStore]:
-    """The agent's graph with label sections embedded; the vectors are removed afterwards, so
+    """The agent's graph with phenotypes embedded; the vectors are removed afterwards, so
     other tests see the graph as the build left it."""
     folder = tmp_path_factory.mktemp("guide-vectors")
     with VectorCache(folder / "vectors.sqlite") as cache:
@@ -73,6 +73,7 @@ def test_every_guide_example_returns_rows_on_the_embedded_engine(
     if example.index is not None and example.index[0] == "fulltext":
         assert first["id"] == "CHEMBL.COMPOUND:CHEMBL192"  # "viagra" is a synonym: indexed
     if example.index is not None and example.index[0] == "vector":
-        assert first["id"] == example.params["section"]  # nearest to itself
+        assert first["id"] == example.params["phenotype"]  # nearest to itself
+        assert any("seizure" in row["name"].lower() for row in rows if row["id"] != first["id"])
     if example.name == "guide_drug_targets":
         assert first["target"] == "PDE5A" and "contraindications" in first["label_sections"]
