@@ -6,7 +6,8 @@ are joined with ``"; "``, fields with ``". "``, a value repeated across fields i
 name and its synonyms matter more than the body of a definition. A text longer than one window
 of the model (160 words) is cut into at most 8 windows whose vectors are averaged (long
 definitions; openFDA label sections were embedded so until 0017 made them full-text only);
-``docs/decisions/0006-embedding-text.md`` says why. Shared: the pipeline embeds these texts, the agent rescores index hits by them.
+``docs/decisions/0006-embedding-text.md`` says why. Shared: the pipeline embeds these texts,
+the agent rescores index hits by them.
 """
 
 from __future__ import annotations
