@@ -3,7 +3,8 @@
 Exports the graph the environment points at (``BIOKG_HOME`` or ``BIOKG_NEO4J_URI``, as the CLI
 does; build it first, e.g. ``biokg build``) to N-Quads in a temporary folder, and prints nodes,
 edges, quads, seconds and quads/s, against a baseline: streaming the same node and edge rows from
-the engine without making RDF (what the export cannot go below).
+the engine without making RDF (what the export cannot go below), and the ratio to the rdflib
+export it replaced (12,404 quads/s on the HPO + ChEMBL + openFDA graph).
 
     python benchmarks/bench_rdf.py [--format trig]
 """
@@ -23,6 +24,9 @@ from biokg.rdf_export import export_file
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
+
+#: The rdflib export's rate on the same graph (README, 2026-11-24: 8,489,412 quads in 684 s).
+RDFLIB_QUADS_PER_S = 12_404
 
 
 def main() -> None:
@@ -45,7 +49,9 @@ def main() -> None:
     print(
         f"export ({args.format}): {report.quads:,} quads in {elapsed:.1f} s = "
         f"{report.quads / elapsed:,.0f} quads/s ({report.edges / elapsed:,.0f} edges/s), "
-        f"{size_mb:,.0f} MB; {elapsed / baseline:.1f}x the baseline's time"
+        f"{size_mb:,.0f} MB; {elapsed / baseline:.1f}x the baseline's time; "
+        f"{report.quads / elapsed / RDFLIB_QUADS_PER_S:.1f}x the rdflib export's "
+        f"{RDFLIB_QUADS_PER_S:,} quads/s"
     )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(

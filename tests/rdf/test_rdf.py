@@ -6,7 +6,8 @@ import io
 from pathlib import Path
 
 import pytest
-from rdflib import Dataset, Graph, Literal
+from rdflib import RDF, XSD, Dataset, Graph, Literal, URIRef
+from rdflib.namespace import DCTERMS, PROV
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
@@ -130,3 +131,45 @@ def test_cli_export_and_ask_as_turtle(
     )
     [row] = graph.query(query, initBindings={"g": Literal(PDE5A)})
     assert "PDE5A" in str(row.text) and str(row.record).startswith("chembl.sqlite#")
+
+
+def test_a_one_source_export_parses_back_whole_typed_and_holds_only_its_nodes(
+    agent_graph: GraphStore,
+) -> None:
+    out = io.BytesIO()
+    report = export_rdf(agent_graph, load_schema(), out, sources=source_ids(["chembl"]))
+    dataset = Dataset()
+    dataset.parse(data=out.getvalue(), format="nquads")
+    assert len(dataset) == report.quads  # rdflib reads back every quad written
+    touched = {
+        str(o)
+        for g in dataset.graphs()
+        if "infores:chembl" in str(g.identifier)
+        for s, p, o in g
+        if str(p).endswith("directly_physically_interacts_with")
+    } | {
+        str(s)
+        for g in dataset.graphs()
+        if "infores:chembl" in str(g.identifier)
+        for s, p, o in g
+        if str(p).endswith("directly_physically_interacts_with")
+    }
+    identified = list(dataset.default_graph.triples((None, DCTERMS.identifier, None)))
+    assert identified and report.nodes == len(identified)
+    graphs = {str(g.identifier) for g in dataset.graphs() if "release" in str(g.identifier)}
+    assert graphs and all("infores:chembl" in g for g in graphs)
+    assert touched <= {str(s) for s, _, _ in identified}
+    # no node without a ChEMBL edge: every exported node is a subject or object in its graph
+    in_edges = {
+        str(term)
+        for g in dataset.graphs()
+        if "infores:chembl" in str(g.identifier)
+        for s, p, o in g
+        if p not in (RDF.subject, RDF.object, RDF.type)
+        for term in (s, o)
+    }
+    assert {str(s) for s, _, _ in identified} <= in_edges
+    licences = set(dataset.objects(None, DCTERMS.license))
+    assert licences and all(isinstance(x, URIRef) for x in licences)
+    times = set(dataset.objects(None, PROV.generatedAtTime))
+    assert times and all(x.datatype == XSD.dateTime for x in times)
