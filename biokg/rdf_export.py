@@ -9,6 +9,7 @@ written, and only the nodes they touch (and the seed).
 
 from __future__ import annotations
 
+import json
 import queue
 import tempfile
 import threading
@@ -16,8 +17,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
-
-import orjson
 
 from biokg import cypher
 from biokg.errors import AgentInputError, EntityNotFoundError
@@ -174,10 +173,10 @@ def _spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     BIOKG_COMMAND_TIMEOUT_S, and making RDF is slower than reading), and memory stays flat."""
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         for row in rows:
-            spool.write(orjson.dumps(row).decode() + "\n")
+            spool.write(json.dumps(row) + "\n")
         spool.seek(0)
         for line in spool:
-            yield orjson.loads(line)
+            yield json.loads(line)
 
 
 def _releases(store: GraphStore) -> dict[tuple[str, str], dict[str, Any]]:
