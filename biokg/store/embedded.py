@@ -91,9 +91,10 @@ def _pid_alive(pid: int) -> bool:
 def running_server(settings: Settings) -> ServerInfo | None:
     """The server of this database, if one is up and answering on its Bolt port."""
     state = _state_file(settings)
-    if not state.exists():
+    try:
+        info = ServerInfo(**json.loads(state.read_text()))
+    except (FileNotFoundError, json.JSONDecodeError):  # none, or written by an older server
         return None
-    info = ServerInfo(**json.loads(state.read_text()))
     if _pid_alive(info.pid) and port_open(info.bolt_port):
         return info
     return None
@@ -270,7 +271,10 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
             str(root),
             settings.command_timeout_s,
         )
-        _state_file(settings).write_text(json.dumps(asdict(info)))
+        state = _state_file(settings)
+        partial = state.with_name(f"{state.name}.{os.getpid()}.part")
+        partial.write_text(json.dumps(asdict(info)))
+        partial.replace(state)  # whole or absent: a client polling it never reads half a file
         while not stopping.wait(0.5):
             if owner_pid is not None and not _pid_alive(owner_pid):
                 break
