@@ -27,16 +27,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.search import vector_neighbours
+from biokg.embedding.static import node_embedder
+from biokg.embedding.texts import node_text
 from biokg.graph_agent.searchers import RERANK_POOL
 from biokg.ingest.build import fetch_source, prepare_records
 from biokg.ingest.embedding.cache import VectorCache
-from biokg.ingest.embedding.nodes import (
-    embed_graph,
-    node_text,
-    vector_neighbours,
-)
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import node_embedder
+from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

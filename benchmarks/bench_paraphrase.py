@@ -21,8 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from biokg.embedding.onnx import OnnxEmbedder
 from biokg.graph_agent.paraphrase import MIN_MARGIN, MIN_SIMILARITY, RelationMatcher
-from biokg.ingest.embedding.onnx import OnnxEmbedder
 from biokg.schema import load_schema
 from biokg.settings import Settings
 

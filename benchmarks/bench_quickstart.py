@@ -21,6 +21,10 @@ from pathlib import Path
 
 from bench_build import _peak_rss_mb
 
+from biokg.embedding.onnx import OnnxEmbedder
+from biokg.embedding.search import vector_search
+from biokg.embedding.static import node_embedder
+from biokg.embedding.texts import embedded_labels
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
     build_order,
@@ -29,9 +33,7 @@ from biokg.ingest.build import (
     resolve_identities,
 )
 from biokg.ingest.embedding.cache import VectorCache
-from biokg.ingest.embedding.nodes import embed_graph, embedded_labels, vector_search
-from biokg.ingest.embedding.onnx import OnnxEmbedder
-from biokg.ingest.embedding.static import node_embedder
+from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.identity import known_drugs
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema

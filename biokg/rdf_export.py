@@ -20,7 +20,7 @@ from typing import IO, Any, Literal
 
 from biokg import cypher
 from biokg.errors import AgentInputError, EntityNotFoundError
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 from biokg.ingest.sources import SOURCES
 from biokg.rdf import RdfWriter, Triple, chunks
 from biokg.schema import GraphSchema

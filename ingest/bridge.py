@@ -33,7 +33,7 @@ import polars as pl
 
 from biokg import cypher
 from biokg.curie import normalize_curie
-from biokg.ingest.files import sha256
+from biokg.files import sha256
 from biokg.ingest.formats.sssom import MappingSet, read_metadata, read_sssom, set_version
 from biokg.ingest.online.download import download
 from biokg.ingest.records import (

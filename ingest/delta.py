@@ -35,7 +35,7 @@ import polars as pl
 
 from biokg import cypher
 from biokg.errors import StoreError
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.ingest.writer import batches, write_node_rows

@@ -5,7 +5,7 @@ model id and the text windows). :func:`embed_graph` skips nodes whose hash still
 vectors of texts seen before from the on-disk :class:`VectorCache`, and sends only new texts
 through the model. Nodes without any embedded text get no vector. The text per label, the models
 and the index searches are the shared runtime in :mod:`biokg.embedding`, which the agent uses
-too; the names below that come from there are kept importable for the benchmark scripts.
+too.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biokg import cypher
-from biokg.embedding.models import Embedder, HashingEmbedder, SentenceTransformerEmbedder, unit
-from biokg.embedding.search import fulltext_search, vector_neighbours, vector_search
+from biokg.embedding.models import Embedder, unit
 from biokg.embedding.texts import embedded_labels, node_text, require_embedded, text_chunks
 from biokg.errors import EmbeddingError
 from biokg.ingest.embedding.cache import VectorCache, cache_key
@@ -28,19 +27,7 @@ from biokg.schema import GraphSchema, load_schema
 from biokg.store import GraphStore
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
-__all__ = [
-    "BATCH_NODES",
-    "EmbedReport",
-    "Embedder",
-    "HashingEmbedder",
-    "SentenceTransformerEmbedder",
-    "embed_graph",
-    "embedded_labels",
-    "fulltext_search",
-    "node_text",
-    "vector_neighbours",
-    "vector_search",
-]
+__all__ = ["BATCH_NODES", "EmbedReport", "embed_graph"]
 log = logging.getLogger(__name__)
 
 #: Nodes per cache lookup, model call and UNWIND write.

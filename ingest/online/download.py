@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from biokg.errors import FetchError
-from biokg.ingest.files import sha256
+from biokg.files import sha256
 
 log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"

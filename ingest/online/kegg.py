@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatError
-from biokg.ingest.files import atomic_path
+from biokg.files import atomic_path
 from biokg.ingest.formats.kegg import RECORD_END, drug_id, local_id, read_flat, read_pairs
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
 from biokg.ingest.online.download import USER_AGENT

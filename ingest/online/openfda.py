@@ -36,7 +36,7 @@ from email.message import Message
 from pathlib import Path
 
 from biokg.errors import ConfigError, FetchError, SourceFormatError
-from biokg.ingest.files import sha256
+from biokg.files import sha256
 from biokg.ingest.online.download import USER_AGENT, download, mirrored
 
 log = logging.getLogger(__name__)

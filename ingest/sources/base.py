@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 import polars as pl
 
 from biokg.errors import ConfigError, CountBoundsError
-from biokg.ingest.files import sha256
+from biokg.files import sha256
 from biokg.ingest.records import Records, Release
 
 

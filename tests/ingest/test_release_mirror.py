@@ -24,9 +24,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from biokg.files import sha256
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.build import build
-from biokg.ingest.files import sha256
 from biokg.settings import Settings
 from biokg.store import GraphStore
 from biokg.store.embedded import write_transactions

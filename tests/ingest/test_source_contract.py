@@ -14,8 +14,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from biokg.files import sha256
 from biokg.ingest.build import build_order, code_key
-from biokg.ingest.files import sha256
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
 from biokg.ingest.sources.base import Fetched, Source
