@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.linking_score import default_scorer
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -168,6 +169,7 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true", help="list every miss and wrong link")
     parser.add_argument("--output", choices=("table", "json"), default="table")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--scored", action="store_true", help="with the fitted scorer (0018)")
     args = parser.parse_args()
     items = [i for i in load_items(args.data) if args.split in (None, i["split"])]
     settings = Settings.from_env()
@@ -176,6 +178,8 @@ def main() -> None:
         if missing:
             print(f"warning: {len(missing)} expected ids are not in this graph: {missing[:10]}")
         agent = GraphAgent.connect(store, settings)
+        if args.scored:
+            agent.linker.scorer = default_scorer()
         agent.linker.mentions("warm up the lexicon and the indexes")
         outcomes = run(agent, items)
     if args.output == "json":

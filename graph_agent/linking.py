@@ -42,6 +42,13 @@ from biokg.embedding.search import Reader
 from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
+from biokg.graph_agent.linking_score import (
+    GUESS_RULES,
+    LinkScorer,
+    SpanText,
+    accept_all,
+    features,
+)
 from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
 from biokg.graph_agent.text import mention_key
 
@@ -98,6 +105,20 @@ class _Token:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """One scored (span, candidate) pair, as :attr:`EntityLinker.trace` records it."""
+
+    span: str
+    start: int
+    end: int
+    candidate: Candidate
+    features: dict[str, float]
+    probability: float
+    #: an exact name of several words: linked whatever its probability
+    trusted: bool = False
+
+
+@dataclass(frozen=True)
 class _Span:
     start: int
     end: int
@@ -117,8 +138,13 @@ class EntityLinker:
         cue_sequences: Iterable[tuple[str, ...]] = (),
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
+        scorer: LinkScorer | None = None,
     ) -> None:
         self.lexicon = lexicon
+        # off by default until it judges without costing the agent (decision 0018)
+        self.scorer = scorer or accept_all()
+        #: when a list, every scored candidate is appended to it (for fitting the scorer)
+        self.trace: list[Decision] | None = None
         self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
         #: words that are a whole cue alone ("id"): never a name, however written
         self.cues = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_phrases)
@@ -147,6 +173,7 @@ class EntityLinker:
         question = words.clean(question)
         tokens = self._tokens(question)
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
+        spans = [s for s in spans if s.candidates]  # the scorer's "not in the graph"
         covered = {i for s in spans for i in range(s.start, s.end)}
         spans += self._leftover_spans(question, tokens, covered, read)
         spans = _restatements_merged(tokens, spans)
@@ -236,9 +263,11 @@ class EntityLinker:
                     continue
                 candidates = self._named(_text(question, tokens, start, end), span)
                 candidates = self._plausible(span, candidates)
-                if candidates:
-                    found.append(_Span(start, end, candidates, self._weak(span, candidates)))
-        found.sort(key=lambda s: (s.weak, -(s.end - s.start), -_best(s), s.start))
+                weak = self._weak(span, candidates)
+                if candidates:  # kept when rejected: a whole name may still hold it
+                    decided = self._decide(tokens, start, end, candidates, judge=False)
+                    found.append(_Span(start, end, decided, weak))
+        found.sort(key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), -_best(s), s.start))
         chosen: list[_Span] = []
         for span in found:
             if all(span.end <= s.start or span.start >= s.end for s in chosen):
@@ -313,6 +342,71 @@ class EntityLinker:
             return words.is_common(written) and not words.looks_like_symbol(written)
         return span[0].key in _EDGE_WORDS or span[-1].key in _EDGE_WORDS
 
+    def _decide(
+        self,
+        tokens: list[_Token],
+        start: int,
+        end: int,
+        candidates: list[Candidate],
+        *,
+        judge: bool = True,
+    ) -> list[Candidate]:
+        """The span's candidates if the scorer links it (see :mod:`.linking_score`), none when
+        it names nothing in the graph: one decision per span, on its best candidate, so that the
+        exact namesakes below it stay as the mention's alternatives.
+
+        An exact name of two content words or more is trusted (scored and traced, never
+        dropped): guesses are respellings, index hits and lone words, and those the scorer
+        judges. ``judge=False`` scores and traces only: exact spans are still chosen by the
+        rules (:meth:`_plausible`, :meth:`_weak`) until the scorer is fitted on questions like
+        the agent's (see docs/decisions/0018-scored-linking.md).
+        """
+        if not candidates:
+            return []
+        run = tokens[start:end]
+        span = SpanText(
+            written=tuple(t.text for t in run),
+            keys=tuple(t.key for t in run),
+            content=tuple(bool(t.key) and not self._ignorable_or_number(t.key) for t in run),
+            context=self._context(tokens, start, end),
+        )
+        if not any(span.content):
+            return candidates  # cue words only ("autosomal dominant"): the question's grammar
+        linked = False
+        for candidate in candidates:
+            values = features(span, candidate, self.lexicon.words.__contains__)
+            probability = self.scorer.probability(values)
+            trusted = not judge or (sum(span.content) > 1 and candidate.rule not in GUESS_RULES)
+            if self.trace is not None:
+                self.trace.append(
+                    Decision(span.text, start, end, candidate, values, probability, trusted)
+                )
+            linked = linked or trusted or probability >= self.scorer.threshold
+        return candidates if linked else []
+
+    def _context(self, tokens: list[_Token], start: int, end: int) -> tuple[str, ...]:
+        """The content words around the span in the phrase it stands in: the runs of words
+        without a stop or grammar word that it overlaps, less the span, cue words and inflected
+        words and common English (a verb beside a name, "-s", "-ed" or not, is the question's
+        grammar, not the name's). None for a span of three content words or more: a name that
+        long, named exactly, is no fragment of an unknown one."""
+        if sum(1 for t in tokens[start:end] if not self._ignorable_or_number(t.key)) > 2:
+            return ()
+        near = [
+            i
+            for a, b in _word_runs(tokens)
+            if a < end and start < b
+            for i in range(a, b)
+            if not start <= i < end
+        ]
+        return tuple(
+            w
+            for i in near
+            if tokens[i].key and not self._ignorable_or_number(tokens[i].key)
+            for w in mention_key(tokens[i].text).split()
+            if words.lemma(w) == w and not words.is_common(w)
+        )
+
     def _tokens(self, text: str) -> list[_Token]:
         return [self._spelled(t) for t in words.tokens(text)]
 
@@ -383,6 +477,7 @@ class EntityLinker:
                     candidates = [c for c in candidates if c.label != "Gene"]
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
                 candidates = self._names_sharing_a_word(run, self._search(text, read))
+            candidates = self._decide(tokens, start, end, candidates)
             doubtful = bool(candidates) and _doubtful(candidates)
             if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
                 continue  # "Herceptin" near "visual perception": an unknown name, not a guess
@@ -695,7 +790,7 @@ def _doubtful(candidates: list[Candidate]) -> bool:
 
 
 def _best(span: _Span) -> float:
-    return max(c.score for c in span.candidates)
+    return max((c.score for c in span.candidates), default=0.0)
 
 
 def _one_slip(word: str) -> set[str]:

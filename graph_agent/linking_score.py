@@ -1,0 +1,208 @@
+"""Linking as one scored decision: named features of a (span, candidate) pair, one logistic
+scorer, one threshold below which the span is not in the graph.
+
+The linker proposes candidates for a span by exact keys, one-slip respellings, fuzzy names and
+the engine's full-text and vector indexes; each proposal is a guess of a different strength.
+Rather than a rule per way of being wrong (an index hit that leaves a word of the span unnamed,
+a respelling two letters from an invented drug name, a gene alias written as an English word),
+every candidate is described by the same features and scored by one logistic model. Its
+weights are data (``linking_weights.json`` beside this module), fitted on the ``fit`` split of
+``benchmarks/data/linking_calibration.jsonl`` by ``benchmarks/fit_linking.py``; its threshold
+is chosen there too, on the fit split only. See docs/decisions/0018-scored-linking.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from rapidfuzz.distance import OSA
+
+from biokg.graph_agent import text as words
+from biokg.graph_agent.models import SEARCH_RULES, Candidate
+from biokg.graph_agent.text import mention_key
+
+WEIGHTS = Path(__file__).with_name("linking_weights.json")
+#: How a candidate was found, as the feature that names it (rules not listed are exact keys:
+#: a name, synonym, symbol, brand, id; which of them is the candidate's score, a feature too).
+_KINDS = {
+    "fuzzy": "respelled",
+    "fulltext": "fulltext",
+    "vector": "vector",
+}
+#: Ways of finding a candidate that guess: the rest match a key exactly.
+GUESS_RULES = frozenset({"fuzzy", "fulltext", "vector"})
+_GENE_ALIAS_RULES = frozenset({"symbol", "synonym"})
+_HEADS = frozenset({"base", "title"})
+#: Zipf frequencies are scaled by this to lie in [0, 1] (the commonest English words are ~7.5).
+_ZIPF_SCALE = 8.0
+#: Edits are counted up to this many (a longer distance is no spelling slip either way).
+_MAX_EDITS = 4
+FEATURES = (
+    "bias",
+    "exact",
+    "rule_score",
+    "respelled",
+    "fulltext",
+    "vector",
+    "edits",
+    "span_covered",
+    "name_covered",
+    "unmatched_foreign",
+    "unmatched_zipf",
+    "matched_zipf",
+    "short",
+    "symbol_span",
+    "gene_alias_as_word",
+    "symbol_agrees",
+    "search_score",
+    "words",
+    "respelled_gene",
+    "gene_symbol",
+    "exact_in_context",
+    "phrase_share",
+    "context_foreign",
+    "context_rare",
+)
+
+
+@dataclass(frozen=True)
+class SpanText:
+    """What the features read of a span: its words as written and their lexicon keys (a
+    respelled word's key is its respelling), and which keys are cue or grammar words."""
+
+    written: tuple[str, ...]
+    keys: tuple[str, ...]
+    content: tuple[bool, ...]
+    #: the other content words of the phrase the span stands in (no stop word between them)
+    context: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.written)
+
+
+def features(
+    span: SpanText, candidate: Candidate, known: Callable[[str], bool]
+) -> dict[str, float]:
+    """The named features of one candidate for one span, each in [0, 1].
+
+    ``known``: whether a word occurs in some name of the graph (a word of the span that no name
+    uses and the candidate leaves unnamed is the mark of an invented or absent name).
+    """
+    kind = _KINDS.get(candidate.rule, "exact")
+    named = candidate.name if candidate.rule in SEARCH_RULES else candidate.matched
+    name_words = _content_words(mention_key(named))
+    asked = [
+        w
+        for written, ok in zip(span.written, span.content, strict=True)
+        if ok
+        for w in mention_key(written).split()
+    ]
+    covered = [w for w in asked if _near_any(w, name_words)]
+    unmatched = [w for w in asked if w not in covered]
+    held = [w for w in name_words if _near_any(w, asked)]
+    written = span.text
+    symbol = words.looks_like_symbol(written.replace(" ", ""))
+    gene_alias = candidate.label == "Gene" and candidate.rule in _GENE_ALIAS_RULES
+    values = {
+        "bias": 1.0,
+        "exact": float(kind == "exact"),
+        "rule_score": candidate.score if kind == "exact" else 0.0,
+        "respelled": float(kind == "respelled"),
+        "fulltext": float(kind == "fulltext"),
+        "vector": float(kind == "vector"),
+        # to the node's name (a synonym may be far from it); a title's head is its name
+        "edits": 0.0 if candidate.rule in _HEADS else _edits(written, named) / _MAX_EDITS,
+        "span_covered": len(covered) / len(asked) if asked else 0.0,
+        "name_covered": len(held) / len(name_words) if name_words else 0.0,
+        "unmatched_foreign": float(any(not known(w) for w in unmatched)),
+        "unmatched_zipf": max((_zipf(w) for w in unmatched), default=0.0),
+        "matched_zipf": min((_zipf(w) for w in covered), default=0.0),
+        "short": float(len(mention_key(written).replace(" ", "")) <= 3),
+        "symbol_span": float(symbol),
+        "gene_alias_as_word": float(gene_alias and not symbol and words.is_english(written)),
+        "symbol_agrees": float(gene_alias and symbol),
+        "search_score": candidate.score if kind in SEARCH_RULES else 0.0,
+        "words": min(len(asked), 4) / 4,
+        # a word one slip from a gene's name or alias is another gene's, or no gene
+        "respelled_gene": float(kind == "respelled" and candidate.label == "Gene"),
+        # a gene's own symbol, in any case, where it is no English word
+        "gene_symbol": float(
+            candidate.label == "Gene"
+            and candidate.rule == "symbol"
+            and not words.is_english(written)
+        ),
+        "phrase_share": len(asked) / (len(asked) + len(span.context)) if asked else 0.0,
+        "context_foreign": float(any(not known(w) for w in span.context)),
+        "context_rare": 1.0 - min((_zipf(w) for w in span.context), default=1.0),
+    }
+    # an exact name inside a longer phrase of rare words names a part of something unknown
+    values["exact_in_context"] = values["exact"] * values["context_rare"]
+    return values
+
+
+@dataclass(frozen=True)
+class LinkScorer:
+    """A logistic model over :data:`FEATURES` and the probability from which a candidate links.
+
+    ``threshold`` is the per-span decision: a span whose best candidate scores below it names
+    nothing in the graph.
+    """
+
+    weights: Mapping[str, float]
+    threshold: float
+
+    def probability(self, values: Mapping[str, float]) -> float:
+        """P(the candidate is what the span means), from the fitted weights."""
+        z = sum(self.weights.get(name, 0.0) * value for name, value in values.items())
+        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> LinkScorer:
+        """The weights and threshold kept as data beside this module."""
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(weights=data["weights"], threshold=data["threshold"])
+
+    def to_json(self, **extra: object) -> str:
+        """The form :meth:`load` reads, with ``extra`` facts about the fit."""
+        weights = {name: round(self.weights.get(name, 0.0), 4) for name in FEATURES}
+        body = {"threshold": round(self.threshold, 4), "weights": weights, **extra}
+        return json.dumps(body, indent=1) + "\n"
+
+
+@cache
+def default_scorer() -> LinkScorer:
+    """The shipped scorer (read once)."""
+    return LinkScorer.load()
+
+
+def accept_all() -> LinkScorer:
+    """A scorer that links every candidate: for collecting features to fit on."""
+    return LinkScorer(weights={"bias": 1.0}, threshold=0.0)
+
+
+def _content_words(key: str) -> list[str]:
+    return [w for w in key.split() if w not in words.STOP_WORDS]
+
+
+def _near_any(word: str, others: Sequence[str]) -> bool:
+    """Same stem, or one slip apart in a word of four letters or more."""
+    stem = words.stem(word)
+    return any(
+        words.stem(o) == stem or (min(len(o), len(word)) >= 4 and OSA.distance(o, word) <= 1)
+        for o in others
+    )
+
+
+def _edits(asked: str, named: str) -> float:
+    """Edits from the span to the name, capped (0: spelt alike)."""
+    return float(min(OSA.distance(mention_key(asked), mention_key(named)), _MAX_EDITS))
+
+
+def _zipf(word: str) -> float:
+    return min(words.zipf(word) / _ZIPF_SCALE, 1.0)
