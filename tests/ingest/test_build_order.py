@@ -223,14 +223,14 @@ def test_rebuilding_hpo_keeps_gene_names_vectors_and_search(
         source_dirs=tuple(sorted({**inputs, "hpo": inputs["hpo"].parent / "hpo-changed"}.items())),
     )
     with GraphStore.connect(now) as store, VectorCache(tmp_path / "vectors.sqlite") as cache:
-        first = embed_graph(store, static_embedder, cache=cache)
+        first = embed_graph(store, static_embedder, cache=cache, labels=["Gene"])
         assert first.embedded > 0
         before = dump(now)["nodes"]
         shared = sorted(v["name"] for v in before.values() if SHARED <= set(v.get("sources", [])))
         searched = shared[:: max(1, len(shared) // 5)]  # gene names both sources assert
         found = {n: GraphAgent.connect(store, now).linker.link(n)[0].id for n in searched}
         build(store, now, ("hpo",), sample=True, force=True)
-        again = embed_graph(store, static_embedder, cache=cache)
+        again = embed_graph(store, static_embedder, cache=cache, labels=["Gene"])
         assert (again.embedded, again.cache_hits, again.unchanged) == (0, 0, first.nodes)
         assert dump(now)["nodes"] == before
         assert {n: GraphAgent.connect(store, now).linker.link(n)[0].id for n in searched} == found
