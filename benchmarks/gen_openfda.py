@@ -32,7 +32,7 @@ from release_common import pseudo_words, stamped
 from biokg.ingest.formats.spl import spl_to_label
 from biokg.ingest.sources.openfda import DEFAULT_DIR, EVENTS_FILE, PRODUCTS_FILE
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: distinct invented UNIIs (1 gave every one ZQ00000000)
 SEED = 2025
 EXPORT = (2025, 11, 14)  # export date of every part (the zips' member time: the version)
 FULL = {
@@ -121,10 +121,8 @@ def _write(folder: Path, scale: float) -> dict:
     want = counts(scale)
     text = Text(rng)
     names = pseudo_words(rng, want["uniis"] * 2 + 200).to_list()
-    uniis = [
-        f"ZQ{u[:8]}"
-        for u in (uuid.UUID(int=int(rng.integers(2**63))).hex.upper() for _ in range(want["uniis"]))
-    ]
+    # distinct codes: ZQ + 8 hex digits (real UNIIs are 10 characters and never start ZQ)
+    uniis = [f"ZQ{code:08X}" for code in rng.choice(16**8, size=want["uniis"], replace=False)]
     real = _real_labels()
     labels = itertools.chain(real, (_label(rng, text, names, uniis) for _ in range(want["labels"])))
     n_labels = len(real) + want["labels"]

@@ -7,7 +7,6 @@ CREATE FULLTEXT INDEX exposure_fulltext IF NOT EXISTS FOR (n:Exposure) ON EACH [
 CREATE FULLTEXT INDEX goterm_fulltext IF NOT EXISTS FOR (n:GOTerm) ON EACH [n.name, n.synonyms];
 CREATE FULLTEXT INDEX gene_fulltext IF NOT EXISTS FOR (n:Gene) ON EACH [n.name, n.symbol, n.synonyms];
 CREATE FULLTEXT INDEX label_fulltext IF NOT EXISTS FOR (n:Label) ON EACH [n.name, n.synonyms];
-CREATE FULLTEXT INDEX labelsection_fulltext IF NOT EXISTS FOR (n:LabelSection) ON EACH [n.text];
 CREATE FULLTEXT INDEX pathway_fulltext IF NOT EXISTS FOR (n:Pathway) ON EACH [n.name, n.synonyms];
 CREATE FULLTEXT INDEX phenotype_fulltext IF NOT EXISTS FOR (n:Phenotype) ON EACH [n.name, n.synonyms];
 CREATE VECTOR INDEX adverseevent_embedding IF NOT EXISTS FOR (n:AdverseEvent) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

@@ -142,6 +142,7 @@ def schema_cypher(
 ) -> None:
     """Write constraints.cypher, indexes.cypher, the Browser guide and style sheet."""
     schema = load_schema()
+    out_dir.mkdir(parents=True, exist_ok=True)
     for name, text in {**neo4j_cypher_files(schema), **browser_files(schema)}.items():
         (out_dir / name).write_text(text)
         console.print(f"wrote {out_dir / name}")

@@ -27,6 +27,7 @@ import json
 import re
 import zipfile
 import zlib
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -207,7 +208,7 @@ def _broken_zip(path: Path, err: Exception) -> str:
     )
 
 
-def labels_frame(labels: list[tuple[str, dict]]) -> pl.DataFrame:
+def labels_frame(labels: Iterable[tuple[str, dict]]) -> pl.DataFrame:
     """One row per (source record, label record): set id, version and the ``openfda`` block."""
     rows = []
     for source_record, label in labels:
@@ -250,19 +251,25 @@ _LABEL_SCHEMA = {
 SECTION_LOINC = {field: code for code, field in LOINC_SECTIONS.items()}
 
 
-def sections_frame(labels: list[tuple[str, dict]]) -> pl.DataFrame:
-    """One row per LOINC-coded section of each label record, texts joined by a blank line.
+def sections_frame(
+    labels: Iterable[tuple[str, dict]], *, sections: Collection[str], set_ids: Collection[str]
+) -> pl.DataFrame:
+    """One row per LOINC-coded section of each label record, texts joined by a blank line; only
+    the ``sections`` (fields) of the labels in ``set_ids`` (docs/decisions/0017-release-size.md).
 
     An SPL file's record lists its codes (``section_codes``); a drug/label JSON record's
     sections are its keys that name a section (:data:`SECTION_LOINC`)."""
     rows = []
     for source_record, label in labels:
+        if label["set_id"] not in set_ids:
+            continue
         codes = label.get("section_codes") or {
             key: SECTION_LOINC[key] for key in label if key in SECTION_LOINC
         }
         for key, code in codes.items():
-            record = f"{source_record}#{code}"
-            rows.append((label["set_id"], key, code, "\n\n".join(label[key]), record))
+            if key in sections:
+                record = f"{source_record}#{code}"
+                rows.append((label["set_id"], key, code, "\n\n".join(label[key]), record))
     schema = ["set_id", "section", "loinc", "text", "source_record"]
     return pl.DataFrame(rows, schema=schema, orient="row")
 

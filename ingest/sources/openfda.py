@@ -46,6 +46,7 @@ folder that :func:`fetch` then reads like the offline one.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -194,22 +195,63 @@ def parse(fetched: Fetched) -> dict[str, pl.DataFrame]:
     ]
     if missing:
         raise BiokgError(f"openfda: parse needs {missing}; fetched only {sorted(fetched.files)}")
-    labels = []
-    events = [openfda_format.events(p) for n, p in fetched.files.items() if n == EVENTS_FILE]
-    for name, path in sorted(fetched.files.items()):
-        if _is_spl(name):
-            labels.append((name, spl_to_label(path)))
-        elif _matches(name, LABEL_GLOBS):
-            labels += [(f"{name}#{r.get('id')}", r) for r in openfda_format.label_json(path)]
-        elif _matches(name, EVENT_GLOBS):
-            events.append(openfda_format.events(path))
+    label_files = sorted(
+        (name, path)
+        for name, path in fetched.files.items()
+        if _is_spl(name) or _matches(name, LABEL_GLOBS)
+    )
+    products = openfda_format.products(fetched.files.get(PRODUCTS_FILE))
+    labels = openfda_format.labels_frame(_label_records(label_files))
+    current = current_labels(labels, products)
+    askable = load_schema().labels["LabelSection"].kinds
+    log.info(
+        "openfda: sections read for %d of %d labels (the current label of each ingredient)",
+        len(current),
+        labels["set_id"].n_unique(),
+    )
+    event_files = [path for name, path in fetched.files.items() if name == EVENTS_FILE]
+    event_files += [p for n, p in sorted(fetched.files.items()) if _matches(n, EVENT_GLOBS)]
+    events = [openfda_format.events(path) for path in event_files]
     return {
         # online there are only the bulk label records: their ``openfda`` blocks stand in
-        "products": openfda_format.products(fetched.files.get(PRODUCTS_FILE)),
-        "labels": openfda_format.labels_frame(labels),
-        "label_sections": openfda_format.sections_frame(labels),
+        "products": products,
+        "labels": labels,
+        # a second pass over the label files: a release's section texts (~10 GB) never sit
+        # in memory together, only those of the current labels' askable sections
+        "label_sections": openfda_format.sections_frame(
+            _label_records(label_files),
+            sections=askable.values if askable else (),
+            set_ids=current,
+        ),
         "events": _distinct_reports(pl.concat(events)),
     }
+
+
+def _label_records(files: list[tuple[str, Path]]) -> Iterator[tuple[str, dict]]:
+    """(source record, label record) of every label file, one file in memory at a time."""
+    for name, path in files:
+        if _is_spl(name):
+            yield name, spl_to_label(path)
+        else:
+            yield from ((f"{name}#{r.get('id')}", r) for r in openfda_format.label_json(path))
+
+
+def current_labels(labels: pl.DataFrame, products: pl.DataFrame) -> set[str]:
+    """The set ids whose sections become nodes: for each ingredient (UNII, from the label's
+    own ``openfda`` block or its products) and product type, its label with the newest
+    ``effective_time`` (then the greatest set id). Repackagers' and older labels of the same
+    ingredient repeat its text (decision 0017); labels naming no UNII reach no Drug."""
+    uniis = pl.concat([labels.select("set_id", "uniis"), products.select("set_id", "uniis")])
+    ranked = labels.group_by("set_id").agg(
+        pl.col("effective_time").max(), pl.col("product_type").drop_nulls().first()
+    )
+    newest = (
+        ranked.join(uniis.explode("uniis").drop_nulls().unique(), on="set_id")
+        .sort(["effective_time", "set_id"], descending=True, nulls_last=True)
+        .group_by("uniis", "product_type", maintain_order=True)
+        .first()
+    )
+    return set(newest["set_id"])
 
 
 def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:

@@ -27,6 +27,7 @@ import pytest
 from biokg.files import sha256
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.build import build
+from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
 from biokg.store.embedded import write_transactions
@@ -72,18 +73,32 @@ def _expected(folders: dict[str, Path]) -> dict[str, int]:
             "SELECT COUNT(DISTINCT h.parent_molregno || '|' || COALESCE(i.mesh_id, i.efo_id)) "
             "FROM drug_indication i JOIN molecule_hierarchy h USING (molregno)"
         ).fetchone()[0]
-    set_ids = set()
+    records = []
     for part in (folders["openfda"] / "drug" / "label").glob("*.zip"):
         with zipfile.ZipFile(part) as archive:
-            body = json.loads(archive.read(archive.namelist()[0]))
-        set_ids |= {r["set_id"] for r in body["results"]}
+            records += json.loads(archive.read(archive.namelist()[0]))["results"]
+    # sections: the askable kinds of each ingredient's newest label per product type
+    newest: dict[tuple[str, str], dict] = {}
+    for record in records:
+        block = record.get("openfda", {})
+        for unii in block.get("unii", []):
+            key = (unii, (block.get("product_type") or [None])[0])
+            rank = (record.get("effective_time") or "", record["set_id"])
+            if key not in newest or rank > (
+                newest[key].get("effective_time") or "",
+                newest[key]["set_id"],
+            ):
+                newest[key] = record
+    askable = load_schema().labels["LabelSection"].kinds.values
+    current = {r["set_id"]: r for r in newest.values()}.values()
     kg = pl.read_csv(folders["primekg"] / "kg.csv", infer_schema=False)
     pairs = kg.filter(pl.col("relation") == "indication").select(
         pl.min_horizontal("x_id", "y_id").alias("a"), pl.max_horizontal("x_id", "y_id").alias("b")
     )
     return {
         "chembl INDICATED_FOR": indications,
-        "openfda Label": len(set_ids),
+        "openfda Label": len({r["set_id"] for r in records}),
+        "openfda LabelSection": sum(len(askable.keys() & r.keys()) for r in current),
         "primekg INDICATED_FOR": pairs.unique().height,
     }
 
@@ -104,13 +119,15 @@ def test_online_build_from_the_mirror_resumes_verifies_and_then_asks_conditional
                 "RETURN count(r) AS n",
             ),
             "openfda Label": _count(store, "MATCH (n:Label) RETURN count(n) AS n"),
+            "openfda LabelSection": _count(store, "MATCH (n:LabelSection) RETURN count(n) AS n"),
             "primekg INDICATED_FOR": _count(
                 store,
                 "MATCH ()-[r:INDICATED_FOR]->() WHERE r.source = 'infores:primekg' "
                 "RETURN count(r) AS n",
             ),
         }
-        # every generated indication row is one edge; every label's set id one Label node
+        # every generated indication row is one edge; every label's set id one Label node;
+        # sections only of the current labels (decision 0017)
         assert counts == _expected(folders)
 
         # the cut tarball was resumed where it stopped, and matches checksums.txt
