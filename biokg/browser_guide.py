@@ -5,8 +5,13 @@ The guide (``cypher/browser_guide.html``) is an HTML Browser guide, played with
 (``browser.remote_content_hostname_whitelist``). Its first slide is the schema (labels with
 their Biolink class and colour, relationship types with their predicates); each further slide
 is one example query from ``cypher/guide_*.cypher``: a ``:params`` block to run first, then the
-query. Index names are the Neo4j dialect's, passed as ``$index`` so that the same query runs on
-the embedded engine with its own names (the test suite runs every example there).
+query. Every query runs unchanged on Neo4j and on the embedded engine. Where the engines differ
+(index names: the dialect layer's, DESIGN §3) the query takes the names as parameters
+(``$indexes`` for full-text search, a list: the embedded engine has one index per property, e.g.
+``Drug[name]`` and ``Drug[synonymsbyitem]``, where Neo4j has ``drug_fulltext``; ``$index`` for
+vector search), and the slide gives one ``:params`` block per engine, each under a
+``<p data-engine="...">`` heading; a block without one serves both engines. The test suite runs
+every slide's statements, read from the rendered HTML, on the embedded engine.
 
 The style sheet (``cypher/style.grass``) gives every label its colour and caption from
 schema/'s ``display``; drag it onto Browser's canvas, or ``:style`` and paste it.
@@ -25,9 +30,14 @@ from typing import Any
 from biokg import cypher
 from biokg.errors import SchemaError
 from biokg.schema import GraphSchema
-from biokg.store.dialect import NEO4J, Dialect
+from biokg.store.dialect import ARCADEDB, NEO4J, Dialect
 
 GUIDE_PREFIX = "guide_"
+#: The engines a slide gives ``:params`` for, with the heading each block gets.
+ENGINES: dict[str, tuple[Dialect, str]] = {
+    NEO4J.name: (NEO4J, "On Neo4j:"),
+    ARCADEDB.name: (ARCADEDB, "On biokg's embedded engine (ArcadeDB):"),
+}
 _GENERATED = (
     "Generated from schema/ and cypher/guide_*.cypher by `biokg schema cypher`; do not edit."
 )
@@ -41,21 +51,20 @@ class GuideExample:
     title: str
     description: str
     params: dict[str, Any]
-    index: tuple[str, str] | None  # (fulltext | vector, label): filled in as $index
+    index: tuple[str, str] | None  # (fulltext | vector, label): $indexes | $index
     query: str
 
-    def param_sets(self, dialect: Dialect, schema: GraphSchema) -> list[dict[str, Any]]:
-        """The parameters, once per index ``dialect`` has for the example's ``$index`` (one on
-        Neo4j; the embedded engine has a full-text index per property, e.g. name and synonyms,
-        whose rows together are the Neo4j index's)."""
+    def params_for(self, dialect: Dialect, schema: GraphSchema) -> dict[str, Any]:
+        """The parameters on ``dialect``'s engine: the example's own, plus for a full-text
+        example ``indexes`` (every full-text index over the label: one on Neo4j, one per
+        property on the embedded engine, whose rows together are the Neo4j index's) and for a
+        vector example ``index``."""
         if self.index is None:
-            return [dict(self.params)]
+            return dict(self.params)
         kind, label = self.index
         if kind == "vector":
-            names = [dialect.vector_index_name(label)]
-        else:
-            names = dialect.fulltext_index_names(schema, label)
-        return [{**self.params, "index": name} for name in names]
+            return {**self.params, "index": dialect.vector_index_name(label)}
+        return {**self.params, "indexes": dialect.fulltext_index_names(schema, label)}
 
 
 def guide_examples(schema: GraphSchema) -> list[GuideExample]:
@@ -108,14 +117,19 @@ def render_guide(schema: GraphSchema, examples: list[GuideExample]) -> str:
     """The Browser guide: a schema slide, then one slide per example."""
     slides = [_schema_slide(schema)]
     for example in examples:
-        [params] = example.param_sets(NEO4J, schema)
-        param_text = ":params " + json.dumps(params, indent=2)
-        slides.append(
-            _slide(
-                example.title,
-                example.description,
-                _runnable(param_text) + _runnable(example.query),
+        per_engine = {
+            name: example.params_for(dialect, schema) for name, (dialect, _) in ENGINES.items()
+        }
+        if all(params == example.params for params in per_engine.values()):
+            param_blocks = _runnable(_params_command(example.params))
+        else:
+            param_blocks = "".join(
+                f'<p data-engine="{name}">{html.escape(ENGINES[name][1])}</p>\n'
+                + _runnable(_params_command(params))
+                for name, params in per_engine.items()
             )
+        slides.append(
+            _slide(example.title, example.description, param_blocks + _runnable(example.query))
         )
     body = "\n".join(slides)
     return (
@@ -123,6 +137,10 @@ def render_guide(schema: GraphSchema, examples: list[GuideExample]) -> str:
         '<article class="guide">\n<carousel class="deck container-fluid">\n'
         f"{body}\n</carousel>\n</article>\n"
     )
+
+
+def _params_command(params: dict[str, Any]) -> str:
+    return ":params " + json.dumps(params, indent=2)
 
 
 def _schema_slide(schema: GraphSchema) -> str:
@@ -142,6 +160,9 @@ def _schema_slide(schema: GraphSchema) -> str:
         "<p>Every entity node carries <code>:Entity</code> and one label below, with a CURIE "
         f"<code>id</code>. Every edge carries its provenance: <code>{provenance}</code>, one "
         "edge per source.</p>"
+        "<p>Every query of this guide runs unchanged on Neo4j and on biokg's embedded engine. "
+        "Run a slide's <code>:params</code> first; where the engines name their indexes "
+        "differently, the slide has one <code>:params</code> block per engine.</p>"
         f"<table class='table table-condensed'><tr><th>label</th><th>Biolink class</th>"
         f"<th>id prefixes</th></tr>{labels}</table>"
         f"<table class='table table-condensed'><tr><th>type</th><th>Biolink predicate</th>"

@@ -1,15 +1,23 @@
 """The Neo4j Browser guide and style sheet: generated from schema/, committed up to date, and
-every example query returns rows on the embedded engine over the agent's test graph."""
+every statement of every slide, read from the committed HTML as a user copies it (the slide's
+``:params`` for the engine, then its query), returns rows on the embedded engine over the agent's
+test graph. On Neo4j the same queries pass Neo4j's own linter (tests/cypher/test_cypher_lint.py)
+with the Neo4j ``:params`` block's index names."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from biokg import cypher
-from biokg.browser_guide import GuideExample, browser_files, guide_examples
+from biokg.browser_guide import ENGINES, GuideExample, browser_files, guide_examples
 from biokg.embedding.static import StaticEmbedder
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
@@ -19,6 +27,50 @@ from biokg.store import GraphStore
 CYPHER_DIR = Path(cypher.__file__).parent
 #: The label whose vectors the vector-search example reads (the full HPO release: ~10 s).
 EMBEDDED_FOR_EXAMPLE = "Phenotype"
+_SLIDE = re.compile(r"<slide\b.*?</slide>", re.DOTALL)
+_TITLE = re.compile(r"<h3>(.*?)</h3>")
+#: A slide's engine headings and runnable blocks, in order.
+_BLOCK = re.compile(
+    r'<p data-engine="(\w+)">.*?</p>|<pre class="pre-scrollable code runnable">(.*?)</pre>',
+    re.DOTALL,
+)
+
+
+@dataclass
+class Slide:
+    """What a slide asks a user to run: ``:params`` per engine (a block under no engine heading
+    serves every engine) and the queries."""
+
+    title: str
+    params: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    queries: list[str] = field(default_factory=list)
+
+
+def guide_slides(guide: str) -> dict[str, Slide]:
+    """The example slides of the guide's HTML (the schema slide runs nothing), by title."""
+    slides = {}
+    for text in _SLIDE.findall(guide)[1:]:
+        title = _TITLE.search(text)
+        assert title, text
+        slide = Slide(html.unescape(title.group(1)))
+        heading = None
+        for engine, block in _BLOCK.findall(text):
+            if engine:
+                heading = engine
+                continue
+            statement = html.unescape(block)
+            if statement.startswith(":params "):
+                params = json.loads(statement.removeprefix(":params "))
+                for name in [heading] if heading else list(ENGINES):
+                    slide.params.setdefault(name, []).append(params)
+                heading = None
+            else:
+                slide.queries.append(statement)
+        slides[slide.title] = slide
+    return slides
+
+
+GUIDE = (CYPHER_DIR / "browser_guide.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -53,22 +105,40 @@ def test_the_guide_covers_what_a_newcomer_asks_and_the_style_every_label() -> No
     for words in ("targets", "phenotypes and genes", "source by source", "path", "Full-text"):
         assert any(words in t for t in titles), words
     assert files["browser_guide.html"].count("<slide") == len(titles) + 1  # + the schema slide
-    assert "drug_fulltext" in files["browser_guide.html"]  # Neo4j's index name in :params
     for label, spec in schema.labels.items():
         assert f"node.{label} {{\n  color: {spec.display.color};" in files["style.grass"]
         assert f"caption: '{{{spec.display.caption}}}'" in files["style.grass"]
     assert "caption: '{symbol}'" in files["style.grass"]  # genes by symbol, as people name them
 
 
+def test_every_slide_gives_each_engine_one_params_block_with_its_own_index_names() -> None:
+    schema = load_schema()
+    slides = guide_slides(GUIDE)
+    assert set(slides) == {e.title for e in guide_examples(schema)}
+    for example in guide_examples(schema):
+        slide = slides[example.title]
+        assert slide.queries == [example.query], example.name  # the same query on both engines
+        for name, (dialect, _) in ENGINES.items():
+            assert slide.params.get(name) == [example.params_for(dialect, schema)], (name, example)
+    fulltext = slides["Full-text search over names and synonyms"].params
+    assert fulltext["neo4j"][0]["indexes"] == ["drug_fulltext"]
+    assert fulltext["arcadedb"][0]["indexes"] == ["Drug[name]", "Drug[synonymsbyitem]"]
+    assert slides["Vector search: phenotypes like this one"].params["arcadedb"][0]["index"] == (
+        "Phenotype[embedding]"
+    )
+
+
 @pytest.mark.parametrize(
     "example", guide_examples(load_schema()), ids=lambda e: e.name.removeprefix("guide_")
 )
-def test_every_guide_example_returns_rows_on_the_embedded_engine(
+def test_every_guide_statement_returns_rows_on_the_embedded_engine(
     guide_graph: GraphStore, example: GuideExample
 ) -> None:
-    param_sets = example.param_sets(guide_graph.dialect, load_schema())
-    rows = [row for params in param_sets for row in guide_graph.read(example.query, params)]
-    assert rows, f"{example.name} returned no rows with {param_sets}"
+    slide = guide_slides(GUIDE)[example.title]
+    [params] = slide.params[guide_graph.dialect.name]
+    [query] = slide.queries
+    rows = guide_graph.read(query, params)
+    assert rows, f"{example.name} returned no rows with {params}"
     first = max(rows, key=lambda row: row.get("score", 0))
     if example.index is not None and example.index[0] == "fulltext":
         assert first["id"] == "CHEMBL.COMPOUND:CHEMBL192"  # "viagra" is a synonym: indexed
@@ -77,3 +147,13 @@ def test_every_guide_example_returns_rows_on_the_embedded_engine(
         assert any("seizure" in row["name"].lower() for row in rows if row["id"] != first["id"])
     if example.name == "guide_drug_targets":
         assert first["target"] == "PDE5A" and "contraindications" in first["label_sections"]
+    if example.name == "guide_phenotype_genes":  # genes counted as genes, edges as edges
+        [hpo] = rows
+        genes = guide_graph.read(
+            "MATCH (g:Gene)-[:HAS_PHENOTYPE]->(:Phenotype {id: $phenotype})"
+            " RETURN count(DISTINCT g) AS n",
+            params,
+        )
+        assert hpo["edges"] > hpo["genes"] == genes[0]["n"]  # 172 edges, 134 genes
+    if example.name == "guide_disease_phenotypes_genes":
+        assert first["gene_symbols"] == ["FBN1"] and first["phenotypes"] >= 20
