@@ -19,6 +19,7 @@ import pytest
 from biokg import cypher
 from biokg.browser_guide import ENGINES, GuideExample, browser_files, guide_examples
 from biokg.embedding.static import StaticEmbedder
+from biokg.graph_agent.gate import CypherGate
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
@@ -120,6 +121,7 @@ def test_every_slide_gives_each_engine_one_params_block_with_its_own_index_names
         assert slide.queries == [example.query], example.name  # the same query on both engines
         for name, (dialect, _) in ENGINES.items():
             assert slide.params.get(name) == [example.params_for(dialect, schema)], (name, example)
+            CypherGate().check(example.query, slide.params[name][0])  # MCP's read_cypher runs it
     fulltext = slides["Full-text search over names and synonyms"].params
     assert fulltext["neo4j"][0]["indexes"] == ["drug_fulltext"]
     assert fulltext["arcadedb"][0]["indexes"] == ["Drug[name]", "Drug[synonymsbyitem]"]
