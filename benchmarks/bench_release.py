@@ -107,10 +107,12 @@ def build_phases(store: GraphStore, settings: Settings, online: tuple[str, ...],
     clock.time("hpo + go (real, offline)", lambda: builder.build(store, settings, OFFLINE))
     writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)
     prepared = []
-    for name in online:
-        plan = clock.time(
-            "download", lambda n=name: builder.fetch_source(n, settings, offline=False)
-        )
+    plans = clock.time(
+        "download (all at once)",
+        lambda: builder.fetch_sources(builder.build_order(online), settings, offline=False),
+    )
+    for plan in plans:
+        name = plan.name
         module = builder.source_module(name)
         frames = clock.time("parse", lambda m=module, p=plan: m.parse(p.fetched))
 
