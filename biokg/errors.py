@@ -38,7 +38,14 @@ class StoreUnavailableError(StoreError, RetryableError):
 
 
 class FetchError(RetryableError):
-    """Downloading a source file failed."""
+    """Downloading a source file failed in a way that may pass (timeout, dropped connection,
+    HTTP 5xx, 408 or 429)."""
+
+
+class FetchRefusedError(BiokgError):
+    """Fetching a source failed in a way retrying cannot fix within a run: the host name does
+    not resolve, the server refused the request (HTTP 4xx other than 408 and 429), or a file
+    does not match its published checksum. Flows fail at once instead of retrying."""
 
 
 class UnsafeCypherError(BiokgError):

@@ -4,9 +4,12 @@
 ``refresh-source`` subflow asks the upstream marker (a network task, retried on transient
 errors only, with the back-off list the run names), fetches the files when the release changed
 (network, retried likewise) and loads only what changed (never retried: a format error is
-permanent). A failed source does not stop the others. When any source changed, the disease
-bridge and the embeddings follow. The run ends with a Markdown artifact (key
-``refresh-report``) holding the report, and fails if any source failed.
+permanent). Transient means :class:`RetryableError` (timeouts, dropped connections, HTTP 5xx,
+408, 429); a host name that does not resolve, another 4xx or a checksum mismatch
+(:class:`FetchRefusedError`) fails the source at once instead of after minutes of back-off. A
+failed source does not stop the others. When any source changed, the disease bridge and the
+embeddings follow. The run ends with a Markdown artifact (key ``refresh-report``) holding the
+report, logs it one line per source, and fails if any source failed.
 
 All logic is in :mod:`biokg.ingest.refresh`; these tasks are thin. Deployments with schedules:
 flows/deploy.py and prefect.yaml.
@@ -145,7 +148,7 @@ def refresh_flow(
     rows = [steps.SourceReport(**r) for r in reports]
     markdown = steps.markdown_report(rows)
     create_markdown_artifact(markdown, key=REPORT_KEY, description="biokg refresh report")
-    logger.info("\n%s", markdown)
+    logger.info("\n%s", steps.text_report(rows))
     failed = [r.source for r in rows if r.status == steps.FAILED]
     if failed:
         return Failed(message=f"refresh failed for {', '.join(failed)}", data=reports)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import textwrap
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -311,6 +312,31 @@ def refresh(
         if embed:
             log.info("embeddings: %s", embed_changes(store, settings))
     return reports
+
+
+#: Columns of a terminal the text report fits.
+TERMINAL_COLUMNS = 80
+
+
+def text_report(reports: Iterable[SourceReport], *, width: int = TERMINAL_COLUMNS) -> str:
+    """The run report for a terminal (``biokg refresh``, the flow's log): one line per source
+    within ``width`` columns (a long one continues indented), a failed source's reason below
+    it. The Markdown table has every column; this one has what a reader scans for."""
+    lines = ["source: status, release before → after, nodes and edges +added ~changed −removed"]
+    for r in reports:
+        line = f"{r.source}: {r.status}, {r.version_before or '-'} → {r.version_after or '-'}"
+        if r.status != FAILED:
+            line += (
+                f", nodes +{r.nodes_added} ~{r.nodes_changed} −{r.nodes_removed}"
+                f", edges +{r.edges_added} ~{r.edges_changed} −{r.edges_removed}"
+                f", {r.duration_s:.1f} s"
+            )
+        lines += textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False)
+        if r.message:
+            lines += textwrap.wrap(
+                r.message, width, initial_indent="    ", subsequent_indent="    "
+            )
+    return "\n".join(lines) + "\n"
 
 
 def markdown_report(reports: Iterable[SourceReport], *, title: str = "biokg refresh") -> str:

@@ -33,8 +33,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from biokg.errors import ConfigError, FetchError, SourceFormatError
-from biokg.ingest.online.download import USER_AGENT, download
+from biokg.errors import ConfigError, FetchError, FetchRefusedError, SourceFormatError
+from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, download, unresolved
 from biokg.ingest.online.kegg import REST_URL, release_of
 from biokg.ingest.sources import go, hpo, primekg
 from biokg.settings import Settings
@@ -162,7 +162,8 @@ def check_upstream(name: str, settings: Settings, previous: UpstreamState | None
         ``previous`` itself when the server answers 304 Not Modified, else the new state.
 
     Raises:
-        FetchError: no answer, or a 5xx/429 (retryable).
+        FetchError: no answer, or a 5xx/408/429 (retryable).
+        FetchRefusedError: the host name does not resolve (retrying will not help).
         ConfigError: another 4xx (a wrong URL: retrying will not help).
         SourceFormatError: the marker does not hold what it should.
     """
@@ -181,13 +182,15 @@ def check_upstream(name: str, settings: Settings, previous: UpstreamState | None
     except urllib.error.HTTPError as err:
         if err.code == 304 and previous is not None:
             return previous
-        if err.code >= 500 or err.code == 429:
+        if err.code >= 500 or err.code in TRANSIENT_4XX:
             raise FetchError(f"{name}: release marker {url}: HTTP {err.code} {err.reason}") from err
         raise ConfigError(
             f"{name}: release marker {url}: HTTP {err.code} {err.reason}; check "
             f"BIOKG_{name.upper()}_URL or the source's marker URL"
         ) from err
     except (urllib.error.URLError, http.client.HTTPException, TimeoutError, OSError) as err:
+        if unresolved(err):
+            raise FetchRefusedError(f"{name}: release marker {url}: host not found: {err}") from err
         raise FetchError(f"{name}: release marker {url} unreachable: {err}") from err
     version = UPSTREAMS[name].read_marker(body, f"{name}: release marker {url}")
     return UpstreamState(url, version, etag, modified)

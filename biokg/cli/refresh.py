@@ -9,7 +9,7 @@ import typer
 
 from biokg.cli import console, handle_errors
 from biokg.ingest.build import DEFAULT_SOURCES, SOURCES
-from biokg.ingest.refresh import FAILED, markdown_report, refresh
+from biokg.ingest.refresh import FAILED, refresh, text_report
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -48,6 +48,6 @@ def refresh_command(
     if output == "json":
         print(json.dumps([r.as_dict() for r in reports], indent=2))
     else:
-        console.print(markdown_report(reports), markup=False, highlight=False)
+        console.print(text_report(reports), markup=False, highlight=False, end="")
     if any(r.status == FAILED for r in reports):
         raise typer.Exit(1)

@@ -13,17 +13,26 @@ import http.client
 import json
 import logging
 import os
+import socket
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from biokg.errors import FetchError
+from biokg.errors import FetchError, FetchRefusedError
 from biokg.files import sha256
 
 log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"
+#: HTTP client errors that may pass: the request timed out, or too many requests.
+TRANSIENT_4XX = (408, 429)
+
+
+def unresolved(err: BaseException) -> bool:
+    """Whether ``err`` is a host name that did not resolve: a wrong URL or no network, which
+    minutes of retries do not mend (the next scheduled run tries again)."""
+    return isinstance(err, urllib.error.URLError) and isinstance(err.reason, socket.gaierror)
 
 
 def mirrored(url: str, base: str | None, official: str | None = None) -> str:
@@ -66,9 +75,10 @@ def download(
             ``checksums.txt``); a complete download that does not match it is deleted.
 
     Raises:
-        FetchError: the server could not be reached or answered with an error after retries,
-            or the file does not match ``expected_sha256`` (deleted: the next try fetches it
-            whole).
+        FetchError: the server could not be reached or answered with an error after retries.
+        FetchRefusedError: at once, without retries: the host name does not resolve, the server
+            refused the request (HTTP 4xx but 408 and 429), or the file does not match
+            ``expected_sha256`` (deleted: the next run fetches it whole).
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / url.rstrip("/").rsplit("/", 1)[-1]
@@ -124,8 +134,8 @@ def download(
                 partial.unlink(missing_ok=True)
                 problem: Exception = err
                 continue
-            if err.code < 500 and err.code != 429:
-                raise FetchError(f"{url}: HTTP {err.code} {err.reason}") from err
+            if err.code < 500 and err.code not in TRANSIENT_4XX:
+                raise FetchRefusedError(f"{url}: HTTP {err.code} {err.reason}") from err
             problem = err
         except (
             urllib.error.URLError,
@@ -133,6 +143,8 @@ def download(
             TimeoutError,
             ConnectionError,
         ) as err:
+            if unresolved(err):
+                raise FetchRefusedError(f"{url}: host name not resolved: {err.reason}") from err
             problem = err
         log.warning("download of %s failed (attempt %d/%d): %s", url, attempt, retries, problem)
         time.sleep(backoff_s * attempt)
@@ -143,7 +155,8 @@ def _verified(target: Path, meta_path: Path, actual: str | None, expected: str |
     """``target`` if it matches the published checksum (or none is published), else deleted.
 
     Raises:
-        FetchError: a mismatch; the file and its metadata are gone, so a retry downloads anew.
+        FetchRefusedError: a mismatch (the file changed on the server, or its checksum list is
+            wrong); the file and its metadata are gone, so the next run downloads it anew.
     """
     if expected is None:
         return target
@@ -151,7 +164,7 @@ def _verified(target: Path, meta_path: Path, actual: str | None, expected: str |
     if actual.lower() != expected.lower():
         target.unlink(missing_ok=True)
         meta_path.unlink(missing_ok=True)
-        raise FetchError(
+        raise FetchRefusedError(
             f"{target.name}: sha256 {actual} does not match the published {expected}; the "
             "download was damaged or the file changed on the server: fetch it again"
         )

@@ -35,11 +35,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatError
+from biokg.errors import BlockedError, ConfigError, FetchError, FetchRefusedError, SourceFormatError
 from biokg.files import atomic_path
 from biokg.ingest.formats.kegg import RECORD_END, drug_id, local_id, read_flat, read_pairs
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
-from biokg.ingest.online.download import USER_AGENT
+from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, unresolved
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ class KeggClient:
                         "at most 3 requests a second and no bulk download; stop, wait (hours) "
                         "and run again: what was fetched is cached and will not be asked again"
                     ) from err
-                if err.code < 500:
+                if err.code < 500 and err.code not in TRANSIENT_4XX:
                     raise ConfigError(
                         f"kegg: {url} was refused: HTTP {err.code}; check BIOKG_KEGG_URL "
                         f"(KEGG's REST API is {REST_URL})"
@@ -176,6 +176,8 @@ class KeggClient:
                 ConnectionError,
                 TimeoutError,
             ) as err:
+                if unresolved(err):
+                    raise FetchRefusedError(f"kegg: {url}: host name not resolved: {err}") from err
                 problem = err
             if attempt < self.retries:
                 wait = self.backoff_s * 2 ** (attempt - 1)

@@ -35,9 +35,9 @@ from datetime import UTC, datetime
 from email.message import Message
 from pathlib import Path
 
-from biokg.errors import ConfigError, FetchError, SourceFormatError
+from biokg.errors import ConfigError, FetchError, FetchRefusedError, SourceFormatError
 from biokg.files import sha256
-from biokg.ingest.online.download import USER_AGENT, download, mirrored
+from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, download, mirrored, unresolved
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +231,7 @@ def _get(
         except urllib.error.HTTPError as err:
             if err.code == 404:
                 return None
-            if err.code != 429 and err.code < 500:
+            if err.code not in TRANSIENT_4XX and err.code < 500:
                 detail = err.read(300).decode("utf-8", "replace")
                 raise ConfigError(
                     f"openfda: {_redact(url)} was refused: HTTP {err.code} {detail}; check "
@@ -239,6 +239,8 @@ def _get(
                 ) from err
             problem, wait = err, _retry_after(err.headers)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+            if unresolved(err):
+                raise FetchRefusedError(f"openfda: {_redact(url)}: host name not resolved") from err
             problem, wait = err, None
         if attempt < retries:
             wait = backoff_s * 2 ** (attempt - 1) if wait is None else wait
