@@ -87,6 +87,15 @@ class Settings:
     # host only: it refuses to listen on any other address without a key. Danger: anyone who
     # has the key can run graph queries (bounded per request) and read the whole graph.
     api_key: str | None = field(default=None, repr=False)
+    # BIOKG_ALLOWED_HOSTS (default unset): comma-separated host names (or addresses) the agent API
+    # answers for, besides loopback (localhost, 127.0.0.1, ::1), which it always answers; "*"
+    # answers any Host. Any other Host header gets 400: a page elsewhere cannot reach a loopback
+    # server through DNS rebinding. Set it to the names clients use when serving beyond loopback.
+    allowed_hosts: tuple[str, ...] = ()
+    # BIOKG_MAX_IN_FLIGHT (default 16): graph requests (ask, search, entities) the agent API
+    # answers at once; more get 429 with Retry-After. Each holds a worker thread and a share of
+    # the engine; raising it on a small machine only makes every request slower.
+    max_in_flight: int = 16
     # OPENAI_BASE_URL / OPENAI_API_KEY / BIOKG_LLM_MODEL (default unset): an OpenAI-compatible
     # chat endpoint for the agent's LLM planner; only when all three are set does the agent
     # plan with it (otherwise the deterministic planner answers). Danger: the question, the
@@ -179,6 +188,10 @@ class Settings:
             ),
             openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
             api_key=env.get("BIOKG_API_KEY") or None,
+            allowed_hosts=tuple(
+                h.strip() for h in env.get("BIOKG_ALLOWED_HOSTS", "").split(",") if h.strip()
+            ),
+            max_in_flight=number("BIOKG_MAX_IN_FLIGHT", 16),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key=env.get("OPENAI_API_KEY") or None,
             llm_model=env.get("BIOKG_LLM_MODEL") or None,

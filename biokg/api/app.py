@@ -4,24 +4,28 @@ Authentication: with ``BIOKG_API_KEY`` set, every route but ``/health``, the doc
 explorer page (``/``, ``/static``, ``/explorer/config``: no graph data) requires
 the key in the ``X-API-Key`` header (compared in constant time), else 401. With no key set,
 requests are not authenticated, and :func:`check_bind` keeps ``biokg serve`` on loopback.
+
+Every request first passes :mod:`biokg.api.guards`: a Host the server answers for (loopback and
+``BIOKG_ALLOWED_HOSTS``, else 400), a body of at most 16 KiB (else 413), and for graph routes a
+free place among ``BIOKG_MAX_IN_FLIGHT`` requests (else 429).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
 
 import anyio.to_thread
-from fastapi import FastAPI, HTTPException, Request, Security
+from fastapi import Depends, FastAPI, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
 
 from biokg import __version__
-from biokg.api.errors import install_error_handlers
+from biokg.api.errors import EVERY_ROUTE, GRAPH, documented, install_error_handlers
 from biokg.api.explorer import explorer
+from biokg.api.guards import BodyLimit, InFlight, TrustedHosts, is_loopback
 from biokg.api.routes import protected, public
 from biokg.errors import ConfigError
 from biokg.graph_agent.agent import GraphAgent
@@ -60,13 +64,21 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
             f"`{API_KEY_HEADER}` header when the server has one (`BIOKG_API_KEY`)."
         ),
         lifespan=lifespan,
+        responses=documented(*EVERY_ROUTE),
     )
     app.state.api_key = settings.api_key
+    app.state.in_flight = InFlight(settings.max_in_flight)
     install_error_handlers(app)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(TrustedHosts, allowed=settings.allowed_hosts)  # outermost: runs first
     app.include_router(public)
     app.include_router(explorer)
     app.mount("/static", StaticFiles(packages=[("biokg.api", "static")]), name="static")
-    app.include_router(protected, dependencies=[Security(require_api_key)])
+    app.include_router(
+        protected,
+        dependencies=[Security(require_api_key), Depends(app.state.in_flight)],
+        responses=documented(*GRAPH),
+    )
     return app
 
 
@@ -95,17 +107,8 @@ def check_bind(host: str, settings: Settings) -> None:
     Raises:
         ConfigError: ``host`` is not a loopback address and ``BIOKG_API_KEY`` is unset.
     """
-    if settings.api_key is None and not _is_loopback(host):
+    if settings.api_key is None and not is_loopback(host):
         raise ConfigError(
             f"refusing to listen on {host} without an API key: set BIOKG_API_KEY "
             "(e.g. `export BIOKG_API_KEY=$(openssl rand -hex 32)`) or serve on 127.0.0.1"
         )
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name: it may resolve to any interface
-        return False

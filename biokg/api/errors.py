@@ -1,13 +1,16 @@
 """Errors to HTTP responses, in one place: every error body is ``{"error", "type", "fields"}``.
 
 A :class:`BiokgError` gets the status of the nearest class in its MRO found in
-:data:`STATUS_BY_ERROR`. Request validation (422) and HTTP errors (401, 404 route, 405) are
-rewritten to the same body. Anything else is a bug and stays Starlette's plain 500.
+:data:`STATUS_BY_ERROR`. Request validation (422) and HTTP errors (401, 404 route, 405, 413,
+429) are rewritten to the same body. Anything else is a bug: logged, and a 500 with the same
+body that names no internals. :func:`documented` gives each route's OpenAPI responses in that
+body, so a client (and the fuzz test) knows every status a route can answer.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -43,6 +46,38 @@ STATUS_BY_ERROR: dict[type[BiokgError], int] = {
 }
 
 
+#: What each error status means, as the OpenAPI document says it.
+DESCRIPTIONS: dict[int, str] = {
+    400: "Untrusted Host header (see BIOKG_ALLOWED_HOSTS)",
+    401: "Missing or wrong API key (X-API-Key)",
+    404: "No node has that id",
+    413: "Request body too large",
+    422: "Invalid request: the fields named are wrong, or a text has nothing to search by",
+    429: "Too many graph requests at once; retry after Retry-After seconds",
+    500: "Internal error (logged on the server)",
+    502: "The graph engine or the LLM refused the work",
+    503: "The graph engine is unreachable right now",
+    504: "The request's time or query budget ran out",
+}
+#: What every route may answer: a bad Host, or a bug.
+EVERY_ROUTE = (400, 500)
+#: What every graph route may answer besides: the engine failing or the budget running out.
+GRAPH = (401, 422, 429, 502, 503, 504)
+
+
+def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for ``statuses``, each with the error body (and its headers)."""
+    headers = {
+        401: {"WWW-Authenticate": {"schema": {"type": "string"}}},
+        429: {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+    }
+    return {
+        status: {"model": ErrorBody, "description": DESCRIPTIONS[status]}
+        | ({"headers": headers[status]} if status in headers else {})
+        for status in sorted(statuses)
+    }
+
+
 def error_status(err: BiokgError) -> int:
     """The HTTP status of ``err`` (see :data:`STATUS_BY_ERROR`)."""
     return next(STATUS_BY_ERROR[c] for c in type(err).__mro__ if c in STATUS_BY_ERROR)
@@ -56,7 +91,7 @@ def error_body(err: BiokgError) -> ErrorBody:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Register the three handlers that give every error the same body."""
+    """Register the handlers that give every error the same body."""
 
     async def biokg_error(request: Request, err: BiokgError) -> JSONResponse:
         return JSONResponse(error_body(err).model_dump(), status_code=error_status(err))
@@ -70,9 +105,15 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(body.model_dump(), status_code=422)
 
     async def http_error(request: Request, err: HTTPException) -> JSONResponse:
-        body = ErrorBody(error=str(err.detail), type="HTTPException")
+        body = ErrorBody(error=str(err.detail), type=type(err).__name__)
         return JSONResponse(body.model_dump(), status_code=err.status_code, headers=err.headers)
 
+    async def bug(request: Request, err: Exception) -> JSONResponse:
+        log.error("unhandled %s on %s %s", type(err).__name__, request.method, request.url.path)
+        body = ErrorBody(error="internal error; the server log has the details", type="Internal")
+        return JSONResponse(body.model_dump(), status_code=500)
+
+    app.add_exception_handler(Exception, bug)
     app.add_exception_handler(BiokgError, biokg_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)

@@ -51,11 +51,15 @@ class AskRequest(_Model):
     budget: BudgetRequest | None = None
 
 
-class SurveyGroup(_Model):
-    """How many edges of one type and direction join the entity to neighbours of one label."""
+_SEED = "the record whose edge this is: the entity's id, or one of its twins' (see twins)"
 
+
+class SurveyGroup(_Model):
+    """How many edges of one type and direction join a seed to neighbours of one label."""
+
+    seed: str = Field(description=_SEED)
     type: str
-    outgoing: bool = Field(description="true: the entity is the edge's subject")
+    outgoing: bool = Field(description="true: the seed is the edge's subject")
     label: str
     edges: int
 
@@ -63,16 +67,27 @@ class SurveyGroup(_Model):
 class NeighbourRow(_Model):
     """One edge of the neighbourhood, with its provenance, and the node at its other end."""
 
+    seed: str = Field(description=_SEED)
     relation: str
-    outgoing: bool = Field(description="true: the entity is the edge's subject")
-    neighbour: EvidenceNode
+    outgoing: bool = Field(description="true: the seed is the edge's subject")
+    neighbour: EvidenceNode = Field(description="the node at the edge's other end from the seed")
     edge: EvidenceEdge
 
 
+class Twin(_Model):
+    """A record that is the same entity under another source's id, and the SAME_AS edges that
+    join it to the entity (two when the bridge runs through a MONDO term)."""
+
+    node: EvidenceNode
+    bridge: list[EvidenceEdge]
+
+
 class Neighbourhood(_Model):
-    """An entity's one-hop neighbourhood: counts per group, then up to ``limit`` rows per group."""
+    """An entity's one-hop neighbourhood and its twins': counts per seed and group, then up to
+    ``limit`` rows per seed, type and direction."""
 
     entity: EvidenceNode
+    twins: list[Twin]
     survey: list[SurveyGroup]
     rows: list[NeighbourRow]
     queries: list[QueryRecord]

@@ -1,24 +1,29 @@
-"""An entity's one-hop neighbourhood, by the agent's own breadth search.
+"""An entity's one-hop neighbourhood, per record: its own edges and each bridged twin's.
 
-The same :class:`BreadthSearch` the agent researches with (survey first, then rows per
-relationship type and direction, each group capped), run through a :class:`QueryRunner`, so the
-work is budgeted and logged and every row carries its edge's provenance from the evidence graph.
+A disease under one source's id (OMIM:154700) is often the same as records of other sources
+(its MONDO term, ORPHA:558), joined by SAME_AS bridges. Their edges belong in the
+neighbourhood, but as theirs: each row names the seed whose edge it is (the entity or a twin),
+its direction is the direction at that seed, and each seed has its own per-group limit, so a
+twin with many edges cannot crowd out the record's own. The twins come with their bridge edges,
+so every node a client draws is named.
+
+The work runs through a :class:`QueryRunner`: budgeted, logged, every edge with its provenance.
 """
 
 from __future__ import annotations
 
-from biokg.api.models import Neighbourhood, NeighbourRow, SurveyGroup
+from biokg.api.models import Neighbourhood, NeighbourRow, SurveyGroup, Twin
 from biokg.errors import AgentInputError, EntityNotFoundError
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.requests import Neighbours, Relation
-from biokg.graph_agent.research import BreadthSearch
+from biokg.graph_agent.research import same_as
 from biokg.graph_agent.runner import Budget, QueryRunner
 
 
 def neighbourhood(
     agent: GraphAgent, curie: str, *, types: list[str], limit: int, budget: Budget
 ) -> Neighbourhood:
-    """The survey of ``curie``'s neighbours and up to ``limit`` edges per type and direction.
+    """The survey of ``curie``'s and its twins' neighbours, and up to ``limit`` edges per seed,
+    type and direction (groups smallest first, while the budget lasts).
 
     Args:
         types: relationship types to fetch rows for; empty means every type.
@@ -37,23 +42,49 @@ def neighbourhood(
         raise EntityNotFoundError(
             f"no node has the id {curie!r}; find ids by name with GET /search?q=<name>"
         )
-    relations = tuple(Relation(t, None, ()) for t in types)
-    result = BreadthSearch(rows_per_group=limit).run(runner, Neighbours((curie,), relations))
-    nodes = runner.evidence.nodes
-    return Neighbourhood(
-        entity=nodes[curie],
-        survey=[
-            SurveyGroup(type=g["type"], outgoing=g["outgoing"], label=g["label"], edges=g["edges"])
-            for g in result.survey
-        ],
-        rows=[
+    twins = same_as(runner, [curie]).equivalents
+    seeds = [curie, *twins]
+    counted = runner.template("agent_neighbour_counts", {"ids": seeds}, step="neighbourhood:survey")
+    survey = [SurveyGroup(**row) for row in counted if not types or row["type"] in types]
+    rows: list[NeighbourRow] = []
+    for relation, outgoing in _groups(survey):
+        if runner.remaining_queries < 1:
+            break
+        found = runner.template(
+            "api_neighbours",
+            {"ids": seeds, "type": relation, "outgoing": outgoing, "limit": limit},
+            step=f"neighbourhood:{relation}",
+        )
+        rows += [
             NeighbourRow(
-                relation=edge.type,
-                outgoing=edge.subject == curie,
-                neighbour=nodes[edge.object if edge.subject == curie else edge.subject],
-                edge=edge,
+                seed=row["seed"],
+                relation=relation,
+                outgoing=outgoing,
+                neighbour=runner.evidence.nodes[row["node"]["id"]],
+                edge=runner.evidence.edges[row["edge"]["id"]],
             )
-            for edge in runner.evidence.edges.values()
+            for row in found
+            # a twin's edge to another seed is a bridge, already in ``twins``
+            if row["seed"] == curie or row["node"]["id"] not in seeds
+        ]
+    evidence = runner.evidence
+    return Neighbourhood(
+        entity=evidence.nodes[curie],
+        twins=[
+            Twin(node=evidence.nodes[node], bridge=[evidence.edges[e] for e in twin.edges])
+            for node, twin in twins.items()
         ],
+        survey=survey,
+        rows=rows,
         queries=runner.log,
     )
+
+
+def _groups(survey: list[SurveyGroup]) -> list[tuple[str, bool]]:
+    """The (type, direction) groups of the survey, fewest edges first: a wide neighbourhood
+    shows many kinds of neighbours before many neighbours of one kind."""
+    sizes: dict[tuple[str, bool], int] = {}
+    for group in survey:
+        key = (group.type, group.outgoing)
+        sizes[key] = sizes.get(key, 0) + group.edges
+    return sorted(sizes, key=lambda key: (sizes[key], key))

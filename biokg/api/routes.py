@@ -14,12 +14,13 @@ from typing import Annotated, Literal, TypeVar
 import anyio
 import anyio.to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from pydantic_core import to_json
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from biokg import cypher
 from biokg.api.entities import entity_details
-from biokg.api.errors import error_body
+from biokg.api.errors import documented, error_body
 from biokg.api.models import (
     MAX_SEARCH_CHARS,
     AskRequest,
@@ -32,6 +33,7 @@ from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
+from biokg.graph_agent.searchers import VectorSearcher
 from biokg.rdf import answer_graph
 
 T = TypeVar("T")
@@ -88,7 +90,32 @@ async def in_thread(work: Callable[[], T], *, seconds: float, since: float | Non
     )
 
 
-@public.get("/health", response_model=Health, tags=["health"])
+async def require_searchable(agent: GraphAgent, text: str, where: tuple[str, str]) -> None:
+    """Refuse a text the search model makes nothing of: every character unknown to it (runes,
+    emoji) embeds to a zero vector, which the engine's vector index cannot rank.
+
+    Args:
+        where: the text's place in the request, e.g. ``("query", "q")``.
+
+    Raises:
+        RequestValidationError: the text's vector is all zeros (422 naming the field).
+    """
+    for searcher in agent.linker.searchers:
+        if isinstance(searcher, VectorSearcher):
+            [vector] = await in_thread(
+                functools.partial(searcher.embedder.embed, [text]), seconds=HEALTH_TIMEOUT_S
+            )
+            if not any(vector):
+                message = (
+                    "no word or character of this text is known to the search model; write "
+                    "names in Latin letters, digits or ids (e.g. CHEMBL.COMPOUND:CHEMBL192)"
+                )
+                raise RequestValidationError(
+                    [{"loc": where, "msg": message, "type": "value_error"}]
+                )
+
+
+@public.get("/health", response_model=Health, tags=["health"], responses=documented(502, 503, 504))
 async def health(agent: Agent) -> Health:
     """Whether the graph engine answers, and the source versions it serves. No key needed."""
 
@@ -106,7 +133,10 @@ async def health(agent: Agent) -> Health:
     "/ask",
     response_model=Answer,
     tags=["agent"],
-    responses={200: {"content": {"text/turtle": {"schema": {"type": "string"}}}}},
+    responses={
+        200: {"content": {"text/turtle": {"schema": {"type": "string"}}}},
+        **documented(413),
+    },
 )
 async def ask(
     body: AskRequest,
@@ -119,6 +149,7 @@ async def ask(
     """Answer a question: claims citing node/edge ids and source records, the evidence graph,
     every query run, timings and data versions (``format=turtle``: the same as RDF)."""
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
+    await require_searchable(agent, body.question, ("body", "question"))
     work = functools.partial(agent.ask, body.question, budget=budget)
     answer = await in_thread(work, seconds=request_timeout(budget))
     if format == "turtle":
@@ -131,7 +162,7 @@ async def ask(
     "/ask/stream",
     response_class=EventSourceResponse,
     tags=["agent"],
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses={200: {"content": {"text/event-stream": {}}}, **documented(413)},
 )
 async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
     """The steps of answering as server-sent events, as they happen.
@@ -141,6 +172,7 @@ async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
     stream started arrives as an ``error`` event with the usual error body, and ends the stream.
     """
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
+    await require_searchable(agent, body.question, ("body", "question"))
     limit, since = request_timeout(budget), anyio.current_time()
     events = agent.stream(body.question, budget=budget)
     # the first step runs before the response starts, so bad input still gets its status code
@@ -176,12 +208,15 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
 ) -> list[Candidate]:
     """Nodes a name, synonym, brand name or id may mean, best first (ambiguity kept)."""
+    await require_searchable(agent, q, ("query", "q"))
     return await in_thread(
         functools.partial(agent.linker.link, q, limit=limit), seconds=request_timeout(agent.budget)
     )
 
 
-@protected.get("/entities/{curie}", response_model=EntityDetails, tags=["graph"])
+@protected.get(
+    "/entities/{curie}", response_model=EntityDetails, tags=["graph"], responses=documented(404)
+)
 async def entity(agent: Agent, curie: Curie) -> EntityDetails:
     """One entity: id, name, Biolink category, synonyms, xrefs, sources with the releases loaded,
     and its label's own properties."""
@@ -189,17 +224,29 @@ async def entity(agent: Agent, curie: Curie) -> EntityDetails:
     return await in_thread(work, seconds=request_timeout(agent.budget))
 
 
-@protected.get("/entities/{curie}/neighbourhood", response_model=Neighbourhood, tags=["graph"])
+@protected.get(
+    "/entities/{curie}/neighbourhood",
+    response_model=Neighbourhood,
+    tags=["graph"],
+    responses=documented(404),
+)
 async def entity_neighbourhood(
     agent: Agent,
     curie: Curie,
     types: Annotated[
         str | None, Query(description="comma-separated relationship types; default all")
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=200, description="rows per type and direction")] = 25,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1, le=200, description="rows per seed (the entity, each twin), type and direction"
+        ),
+    ] = 25,
 ) -> Neighbourhood:
-    """One hop around an entity: edge counts per type, direction and label, then edge rows with
-    their provenance (source, source_version, source_record)."""
+    """One hop around an entity and around its twins (the same entity under other sources' ids,
+    joined by SAME_AS): edge counts per seed, type, direction and label, then edge rows with
+    their provenance (source, source_version, source_record), each naming the seed whose edge
+    it is."""
     wanted = [t.strip() for t in (types or "").split(",") if t.strip()]
     work = functools.partial(
         neighbourhood, agent, curie, types=wanted, limit=limit, budget=agent.budget

@@ -17,13 +17,15 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.settings import Settings
 
 API_KEY = "test-key-0123456789abcdef"
+#: The server answers loopback hosts only (TestClient's default Host, testserver, gets 400).
+LOOPBACK = "http://127.0.0.1"
 
 
 @pytest.fixture(scope="session")
 def client(agent: GraphAgent, settings: Settings) -> Iterator[TestClient]:
     """A client without credentials (tests add the header), the app's lifespan running."""
     app = create_app(dataclasses.replace(settings, api_key=API_KEY), agent=agent)
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url=LOOPBACK) as test_client:
         yield test_client
 
 

@@ -185,7 +185,57 @@ def test_neighbourhood_rows_carry_edge_provenance(client: TestClient, auth: dict
         assert row["outgoing"] and edge["subject"] == VIAGRA
         assert edge["source"] and edge["source_version"] and edge["source_record"]
     steps = [q["step"] for q in hood["queries"]][:3]
-    assert steps == ["neighbourhood:entity", "bridge", "breadth:survey"]
+    assert steps == ["neighbourhood:entity", "bridge", "neighbourhood:survey"]
+
+
+MARFAN_OMIM, MARFAN_ORPHA = "OMIM:154700", "ORPHA:558"  # one disease, bridged by SAME_AS
+
+
+@pytest.mark.parametrize("limit", [3, 10])
+def test_a_bridged_disease_neighbourhood_is_per_record(
+    client: TestClient, auth: dict[str, str], limit: int
+) -> None:
+    response = client.get(
+        f"/entities/{MARFAN_OMIM}/neighbourhood", params={"limit": limit}, headers=auth
+    )
+    assert response.status_code == 200, response.text
+    hood = response.json()
+    [twin] = hood["twins"]
+    assert twin["node"]["id"] == MARFAN_ORPHA and twin["node"]["name"] == "Marfan syndrome"
+    assert [(e["subject"], e["type"], e["object"]) for e in twin["bridge"]] in (
+        [(MARFAN_OMIM, "SAME_AS", MARFAN_ORPHA)],
+        [(MARFAN_ORPHA, "SAME_AS", MARFAN_OMIM)],
+    )
+    seeds = {MARFAN_OMIM, MARFAN_ORPHA}
+    for row in hood["rows"]:
+        edge, seed, other = row["edge"], row["seed"], row["neighbour"]["id"]
+        assert seed in seeds, row
+        ends = (
+            (edge["subject"], edge["object"])
+            if row["outgoing"]
+            else (edge["object"], edge["subject"])
+        )
+        assert ends == (seed, other), row  # the edge is the seed's, in the direction stated
+        assert row["neighbour"]["name"], row  # every node a client draws has its name
+        assert not (seed == MARFAN_ORPHA and other in seeds)  # a bridge is in twins, not a row
+    per_group: dict[tuple[str, str, bool], int] = {}
+    for row in hood["rows"]:
+        key = (row["seed"], row["relation"], row["outgoing"])
+        per_group[key] = per_group.get(key, 0) + 1
+    surveyed: dict[tuple[str, str, bool], int] = {}
+    for g in hood["survey"]:
+        key = (g["seed"], g["type"], g["outgoing"])
+        surveyed[key] = surveyed.get(key, 0) + g["edges"]
+    own_phenotypes = surveyed[(MARFAN_OMIM, "HAS_PHENOTYPE", True)]
+    assert own_phenotypes > 10 and surveyed[(MARFAN_ORPHA, "HAS_PHENOTYPE", True)] > 10
+    # each seed has its own limit: the twin's phenotypes do not crowd out the record's own
+    assert per_group[(MARFAN_OMIM, "HAS_PHENOTYPE", True)] == limit
+    assert per_group[(MARFAN_ORPHA, "HAS_PHENOTYPE", True)] == limit
+    for key, edges in surveyed.items():
+        if key[0] == MARFAN_OMIM:  # the record's own edges: all of them up to the limit
+            assert per_group.get(key, 0) == min(limit, edges), key
+        else:
+            assert per_group.get(key, 0) <= min(limit, edges), key
 
 
 def test_neighbourhood_without_types_surveys_every_type(
@@ -229,7 +279,7 @@ def test_app_without_an_agent_connects_its_own_from_settings(
     agent: GraphAgent, settings: Settings
 ) -> None:
     app = create_app(settings)  # no key: requests are not authenticated
-    with TestClient(app) as own:
+    with TestClient(app, base_url="http://localhost") as own:
         assert app.state.agent is not agent and app.state.agent.researcher is None
         found = own.get("/search", params={"q": "VIAGRA"}).json()
         assert VIAGRA in [c["id"] for c in found]

@@ -67,7 +67,7 @@ def test_answers_during_refreshes_hold_one_release_of_the_source(
         finally:
             done.set()
 
-    with TestClient(create_app(settings, agent=agent)) as client:
+    with TestClient(create_app(settings, agent=agent), base_url="http://127.0.0.1") as client:
         worker = threading.Thread(target=flip)
         worker.start()
         while not done.is_set() or len(answers) < 3:

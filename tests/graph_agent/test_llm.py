@@ -248,7 +248,7 @@ def test_the_api_answers_a_cartesian_read_within_budget(llm_agent, llm_stub, set
     from biokg.api.app import create_app
 
     llm_stub.play(call("cypher", query=CARTESIAN), text("Nothing to add."))
-    with TestClient(create_app(settings, agent=llm_agent)) as client:
+    with TestClient(create_app(settings, agent=llm_agent), base_url="http://127.0.0.1") as client:
         start = time.perf_counter()
         reply = client.post("/ask", json={"question": "How many phenotype and drug pairs?"})
         assert time.perf_counter() - start <= 10.0
