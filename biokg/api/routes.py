@@ -103,7 +103,8 @@ async def require_searchable(agent: GraphAgent, text: str, where: tuple[str, str
     for searcher in agent.linker.searchers:
         if isinstance(searcher, VectorSearcher):
             [vector] = await in_thread(
-                functools.partial(searcher.embedder.embed, [text]), seconds=HEALTH_TIMEOUT_S
+                functools.partial(searcher.embedder.embed, [text]),
+                seconds=request_timeout(agent.budget),  # the first text loads the model
             )
             if not any(vector):
                 message = (

@@ -138,3 +138,18 @@ def test_the_openapi_document_lists_every_error_in_the_error_body(client: TestCl
             schema = responses[str(status)]["content"]["application/json"]["schema"]
             assert schema == ERROR_BODY, (method, path, status)
     assert "Retry-After" in paths["/search"]["get"]["responses"]["429"]["headers"]
+
+
+def test_an_unexpected_error_is_a_500_in_the_error_body(
+    agent: GraphAgent, settings: Settings
+) -> None:
+    app = create_app(settings, agent=agent)
+
+    def broken() -> None:
+        raise RuntimeError("a bug with internals: /home/user/secret")
+
+    app.add_api_route("/broken", broken)
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as own:
+        response = own.get("/broken")
+    assert response.status_code == 500 and _is_error_body(response)
+    assert "secret" not in response.text and "server log" in response.json()["error"]
