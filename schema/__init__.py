@@ -24,6 +24,8 @@ PropertyType = Literal["str", "int", "float", "bool", "str[]"]
 _LABEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _REL_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _PROPERTY = re.compile(r"^[a-z][a-z0-9_]*$")
+#: bioregistry keys of prefixes that are ours (prefixes.yaml): no registry resolves them
+LOCAL_KEY = "biokg."
 
 
 class _Strict(BaseModel):
@@ -140,6 +142,11 @@ class _NodesFile(_Strict):
     precedence: PrecedenceSpec
 
 
+class _PrefixesFile(_Strict):
+    resolver: str = Field(pattern=r"^https://[^{}]*\{key\}[^{}]*\{id\}$")
+    prefixes: dict[str, str]
+
+
 class _RelationshipsFile(_Strict):
     provenance: ProvenanceSpec
     types: dict[str, RelationshipSpec]
@@ -157,6 +164,8 @@ class GraphSchema(_Strict):
     prefixes: dict[str, str]
     #: which source's value a node shows (nodes.yaml ``precedence``)
     precedence: PrecedenceSpec
+    #: where a CURIE resolves for people, ``{key}`` its bioregistry key (prefixes.yaml)
+    resolver: str
     #: property → what people call it in questions (nodes.yaml ``asked_properties``)
     asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
@@ -184,6 +193,16 @@ class GraphSchema(_Strict):
         }
         text = json.dumps(shape, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def resolvers(self) -> dict[str, str]:
+        """Prefix → the URL its ids resolve at, ``{id}`` standing for the local id; our own
+        prefixes (bioregistry key under ``biokg.``) resolve nowhere and are left out."""
+        return {
+            prefix: self.resolver.replace("{key}", key)
+            for prefix, key in self.prefixes.items()
+            if not key.startswith(LOCAL_KEY)
+        }
 
     @property
     def kind_properties(self) -> list[str]:
@@ -318,7 +337,11 @@ def _packaged_schema() -> GraphSchema:
 
 def _load(directory: Path) -> GraphSchema:
     parsed: dict[str, BaseModel | dict] = {}
-    for name, model in (("nodes", _NodesFile), ("relationships", _RelationshipsFile)):
+    for name, model in (
+        ("nodes", _NodesFile),
+        ("relationships", _RelationshipsFile),
+        ("prefixes", _PrefixesFile),
+    ):
         path = directory / f"{name}.yaml"
         try:
             parsed[name] = model.model_validate(_read_yaml(path))
@@ -326,15 +349,15 @@ def _load(directory: Path) -> GraphSchema:
             raise SchemaError(f"{path}: {_describe(err)}") from err
         except FileNotFoundError as err:
             raise SchemaError(f"{path}: missing schema file") from err
-    prefixes = _read_yaml(directory / "prefixes.yaml")
-    nodes, rels = parsed["nodes"], parsed["relationships"]
+    nodes, rels, prefixes = parsed["nodes"], parsed["relationships"], parsed["prefixes"]
     try:
         return GraphSchema(
             entity=nodes.entity,
             labels=nodes.labels,
             provenance=rels.provenance,
             types=rels.types,
-            prefixes={str(k): str(v) for k, v in prefixes.items()},
+            prefixes=prefixes.prefixes,
+            resolver=prefixes.resolver,
             asked_properties=nodes.asked_properties,
             precedence=nodes.precedence,
             not_held=rels.not_held,

@@ -2,6 +2,7 @@
 by scripts/test.sh, never downloaded by selenium), driven by selenium against the real app served
 by uvicorn on a free loopback port, over the session's agent graph (tests/conftest.py).
 
+One browser serves the module (starting one costs seconds); each test opens its own page.
 Explicit waits with generous timeouts: the suite runs on a loaded 2-core machine, and an
 answer streams from the real agent.
 """
@@ -13,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 import uvicorn
@@ -34,6 +36,17 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 VIAGRA = "CHEMBL.COMPOUND:CHEMBL192"  # sildenafil; brand name Viagra (openFDA) in the test set
 PDE5A = "NCBIGene:8654"  # phosphodiesterase 5A, sildenafil's target in ChEMBL's mechanisms
+MARFAN = "OMIM:154700"  # Marfan syndrome; MONDO bridges it to ORPHA:558
+MARFAN_PHENOTYPES = "What are the phenotypes of Marfan syndrome?"  # 100+ phenotypes: large
+MARFAN_DOMINANT = "Is Marfan syndrome an autosomal dominant disease?"  # HPO says it is
+AUTOSOMAL_DOMINANT = "HP:0000006"
+HPOA_URL = (
+    "https://github.com/obophenotype/human-phenotype-ontology/releases/latest/download/"
+    "phenotype.hpoa"
+)
+OMIM_SET = "http://purl.obolibrary.org/obo/mondo/mappings/mondo_exactmatch_omim.sssom.tsv"
+CC0 = "https://creativecommons.org/publicdomain/zero/1.0/"
+ANSWER_PAGE = 20  # explorer.js: answer nodes drawn at first and per "show more"
 WAIT_S = 90  # page steps: search, neighbourhood
 ANSWER_WAIT_S = 180  # a streamed answer from the real agent on a loaded machine
 
@@ -76,9 +89,9 @@ def open_url(agent: GraphAgent, settings: Settings) -> Iterator[str]:
     yield from _serve(dataclasses.replace(settings, api_key=None), agent)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    """Headless system chromium with its console log kept (a fresh profile per test)."""
+    """Headless system chromium with its console log kept, shared by the module's tests."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
@@ -93,6 +106,7 @@ def browser() -> Iterator[WebDriver]:
 
 
 def _console_errors(driver: WebDriver) -> list[str]:
+    """The page's errors since the last call (reading the log empties it)."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
@@ -103,6 +117,43 @@ def _wait(driver: WebDriver, seconds: float = WAIT_S) -> WebDriverWait:
 def _open(driver: WebDriver, url: str) -> None:
     driver.get(url)
     _wait(driver).until(ec.text_to_be_present_in_element((By.ID, "status"), "ready"))
+
+
+def _shared(base: str, **state: str | int) -> str:
+    """The URL of a view: ``entity``, ``q`` (question), ``claim`` (index in the answer)."""
+    return f"{base}/?{urlencode(state)}"
+
+
+def _state(driver: WebDriver) -> dict[str, str]:
+    return {k: v for k, [v] in parse_qs(urlsplit(driver.current_url).query).items()}
+
+
+def _claims(driver: WebDriver) -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, "#claims li.claim")
+
+
+def _answered(driver: WebDriver) -> bool:
+    return "claim" in driver.find_element(By.ID, "status").text and bool(_claims(driver))
+
+
+def _links(driver: WebDriver, css: str) -> dict[str, str]:
+    """Text -> href of the links under ``css``."""
+    return dict(
+        driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])]"
+            ".map(a => [a.textContent, a.getAttribute('href')]);",
+            f"{css} a",
+        )
+    )
+
+
+def _drawn(driver: WebDriver) -> set[str]:
+    """The ids of the drawn nodes (none while the page starts)."""
+    return set(
+        driver.execute_script(
+            "const page = window.biokgExplorer;return page ? page.cy.nodes().map(n => n.id()) : [];"
+        )
+    )
 
 
 def _click_in_graph(driver: WebDriver, script: str, element_id: str) -> None:
@@ -146,8 +197,7 @@ def _card(driver: WebDriver) -> dict[str, str]:
 
 
 def _claim_citing(driver: WebDriver, node: str) -> WebElement | None:
-    claims = driver.find_elements(By.CSS_SELECTOR, "#claims li")
-    return next((c for c in claims if node in c.get_attribute("data-nodes").split()), None)
+    return next((c for c in _claims(driver) if node in c.get_attribute("data-nodes").split()), None)
 
 
 def test_search_expand_ask_and_cited_evidence_with_the_key(
@@ -160,6 +210,8 @@ def test_search_expand_ask_and_cited_evidence_with_the_key(
 
     # search by brand name -> the card of sildenafil
     _search(browser, "Viagra", VIAGRA)
+    assert _state(browser) == {"entity": VIAGRA}
+    _wait(browser).until(lambda d: _drawn(d) == {VIAGRA})  # card, counts, then the node
     card = _card(browser)
     assert card["id"] == VIAGRA and card["label"] == "Drug"
     assert "VIAGRA" in card["synonyms"].split("; ")
@@ -195,6 +247,9 @@ def test_search_expand_ask_and_cited_evidence_with_the_key(
     cited_edges = claim.get_attribute("data-edges").split()
     assert cited_edges and "chembl.sqlite#" in claim.text
     claim.click()
+    question = "What does Viagra target?"
+    index = claim.get_attribute("data-index")
+    assert _state(browser) == {"entity": VIAGRA, "q": question, "claim": index}
     for edge in cited_edges:
         ends = browser.execute_script(
             "const e = window.biokgExplorer.cy.getElementById(arguments[0]);"
@@ -211,6 +266,17 @@ def test_search_expand_ask_and_cited_evidence_with_the_key(
     shot = tmp_path / "explorer.png"
     assert browser.save_screenshot(str(shot))
     print(f"screenshot: {shot}")
+
+    # back: the claim unselected, then the entity before the question; forward: the answer
+    browser.back()
+    _wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#claims li.active"))
+    browser.back()
+    _wait(browser).until(lambda d: not _claims(d))
+    assert _state(browser) == {"entity": VIAGRA}
+    assert _drawn(browser) == {VIAGRA} and browser.find_element(By.ID, "summary").text == ""
+    browser.forward()
+    _wait(browser).until(lambda d: _claim_citing(d, PDE5A))
+    assert _state(browser) == {"entity": VIAGRA, "q": question}
     assert _console_errors(browser) == []
 
 
@@ -222,3 +288,146 @@ def test_without_a_key_on_loopback_the_page_asks_for_none(
     _search(browser, "sildenafil", VIAGRA)
     assert _card(browser)["id"] == VIAGRA
     assert _console_errors(browser) == []
+
+
+def test_a_shared_url_restores_the_entity_the_answer_and_the_claim(
+    browser: WebDriver, open_url: str, agent: GraphAgent
+) -> None:
+    answer = agent.ask(MARFAN_PHENOTYPES)
+    claim = next(i for i, c in enumerate(answer.claims) if i >= 3 and c.edge_ids)
+    browser.get(_shared(open_url, entity=MARFAN, q=MARFAN_PHENOTYPES, claim=claim))
+    _wait(browser, ANSWER_WAIT_S).until(_answered)
+    _wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#claims li.active"))
+
+    # the entity's card, the question, its answer and the selected claim, all from the URL
+    assert _card(browser)["id"] == MARFAN
+    assert browser.find_element(By.ID, "question").get_attribute("value") == MARFAN_PHENOTYPES
+    texts = [li.find_element(By.CSS_SELECTOR, "div").text for li in _claims(browser)]
+    assert len(texts) < len(answer.claims)  # listed a few per type, the rest behind "show more"
+    assert texts == [c.text for c in answer.claims][: len(texts)]
+    [active] = browser.find_elements(By.CSS_SELECTOR, "#claims li.active")
+    assert active.get_attribute("data-index") == str(claim)
+    cited = browser.execute_script(
+        "return window.biokgExplorer.cy.elements('.cited').map(e => e.id())"
+    )
+    assert set(cited) == {*answer.claims[claim].node_ids, *answer.claims[claim].edge_ids}
+    assert not browser.find_element(By.ID, "verdict").is_displayed()  # not a yes/no question
+
+    # large: the question's entities and the first answers drawn, grouped in rings by type,
+    # no two captions overlapping; "show more" draws the next ones
+    seeds = {n.id for n in answer.evidence.nodes} - {n.id for n in answer.answers}
+    assert len(answer.answers) > 2 * ANSWER_PAGE and MARFAN in seeds
+    first = {*seeds, *(n.id for n in answer.answers[:ANSWER_PAGE])}
+    assert _drawn(browser) == first | set(answer.claims[claim].node_ids)
+    assert _overlapping_captions(browser) == []
+    browser.find_element(By.CSS_SELECTOR, "#more-nodes button").click()
+    _wait(browser).until(lambda d: len(_drawn(d)) > len(first))
+    assert _drawn(browser) >= {*first, *(n.id for n in answer.answers[: 2 * ANSWER_PAGE])}
+    assert len(_drawn(browser)) <= len(seeds) + 2 * ANSWER_PAGE + 2
+    assert _overlapping_captions(browser) == []
+    lit = browser.execute_script(  # the claim stays lit: what was drawn later is faded
+        "const cy = window.biokgExplorer.cy;"
+        "return [cy.elements('.cited').map(e => e.id()), cy.nodes().not('.faded').map(n => n.id())]"
+    )
+    assert set(lit[0]) == set(cited) and set(lit[1]) == set(answer.claims[claim].node_ids)
+    group = browser.find_element(By.CSS_SELECTOR, "#claims .claim-group")
+    assert group.find_element(By.TAG_NAME, "h3").text == f"Phenotype · {len(answer.claims)} claims"
+    shown = len(_claims(browser))
+    group.find_element(By.CSS_SELECTOR, "button.more").click()
+    assert len(_claims(browser)) > shown
+
+    # another claim, then back to the shared one: the answer is not asked again
+    other = next(li for li in _claims(browser) if li.get_attribute("data-index") != str(claim))
+    other.click()
+    assert _state(browser)["claim"] == other.get_attribute("data-index")
+    browser.back()
+    _wait(browser).until(lambda d: _state(d).get("claim") == str(claim))
+    _wait(browser).until(
+        lambda d: (
+            [
+                li.get_attribute("data-index")
+                for li in d.find_elements(By.CSS_SELECTOR, "#claims li.active")
+            ]
+            == [str(claim)]
+        )
+    )
+    assert _console_errors(browser) == []
+
+
+def test_ids_records_mapping_sets_and_licences_link_where_they_resolve(
+    browser: WebDriver, open_url: str
+) -> None:
+    browser.get(_shared(open_url, entity=MARFAN))
+    _wait(browser).until(lambda d: _drawn(d) == {MARFAN})  # card, counts, then the node
+    assert _links(browser, "#card-fields")[MARFAN] == "https://bioregistry.io/omim:154700"
+
+    # the MONDO bridge to ORPHA:558: its records, mapping sets and licence as links
+    _tap(browser, MARFAN)
+    same_as = (
+        "return window.biokgExplorer.cy.edges().filter(e => e.data('type') === 'SAME_AS'"
+        " && e.target().id() === 'ORPHA:558').map(e => e.id())"
+    )
+    _wait(browser).until(lambda d: d.execute_script(same_as))
+    [edge] = browser.execute_script(same_as)
+    _tap(browser, edge)
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "provenance-fields"), edge))
+    links = _links(browser, "#provenance-fields")
+    assert links[MARFAN] == "https://bioregistry.io/omim:154700"
+    assert links["ORPHA:558"] == "https://bioregistry.io/orphanet:558"
+    [omim_record] = [t for t in links if t.startswith("mondo_exactmatch_omim.sssom.tsv:")]
+    assert links[omim_record] == OMIM_SET  # the record's file: the mapping set itself
+    assert links[OMIM_SET] == OMIM_SET and links[CC0] == CC0
+    assert links["MONDO:0007947"] == "https://bioregistry.io/mondo:0007947"
+    provenance = browser.find_element(By.ID, "provenance-fields").text
+    assert "infores:mondo" in provenance and "semapv:ManualMappingCuration" in provenance
+    assert not {"infores:mondo", "semapv:ManualMappingCuration"} & set(links)  # no resolver
+
+    # a claim's HPO record links to the release file it is a line of
+    browser.get(_shared(open_url, q=MARFAN_DOMINANT))
+    _wait(browser, ANSWER_WAIT_S).until(_answered)
+    links = _links(browser, "#claims")
+    [record] = [t for t in links if t.startswith("phenotype.hpoa#L")]
+    assert links[record] == HPOA_URL
+    assert links[AUTOSOMAL_DOMINANT] == "https://bioregistry.io/hp:0000006"
+    assert all(
+        a.get_attribute("target") == "_blank" and "noopener" in a.get_attribute("rel")
+        for a in browser.find_elements(By.CSS_SELECTOR, "#claims a, #provenance-fields a")
+    )
+    assert _console_errors(browser) == []
+
+
+def test_a_yes_no_question_shows_its_verdict(browser: WebDriver, open_url: str) -> None:
+    browser.get(_shared(open_url, q=MARFAN_DOMINANT))
+    _wait(browser, ANSWER_WAIT_S).until(_answered)
+    verdict = browser.find_element(By.ID, "verdict")
+    assert verdict.is_displayed() and verdict.text == "Verdict: yes"
+    assert "yes" in verdict.get_attribute("class").split()
+    assert any(AUTOSOMAL_DOMINANT in li.get_attribute("data-nodes") for li in _claims(browser))
+    assert not browser.find_element(By.ID, "card").is_displayed()  # no entity in the URL
+    assert _console_errors(browser) == []
+
+
+OVERLAPS = """
+const boxes = window.biokgExplorer.cy.nodes()
+  .map(n => [n.id(), n.boundingBox({includeLabels: true})]);
+const out = [];
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const [a, b] = [boxes[i][1], boxes[j][1]];
+  if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) {
+    out.push([boxes[i][0], boxes[j][0]]);
+  }
+}
+return out;
+"""
+
+
+def _tap(driver: WebDriver, element_id: str) -> None:
+    """Tap a drawn node or edge as a click would (the first test clicks by position)."""
+    driver.execute_script(
+        "window.biokgExplorer.cy.getElementById(arguments[0]).emit('tap')", element_id
+    )
+
+
+def _overlapping_captions(driver: WebDriver) -> list[list[str]]:
+    """Pairs of drawn nodes whose boxes, captions included, overlap."""
+    return driver.execute_script(OVERLAPS)

@@ -1,15 +1,25 @@
 // biokg explorer: search -> entity card -> neighbourhood graph; ask -> streamed steps -> claims
 // whose citations light up in the evidence graph. Every graph call goes through the agent API
 // (GET /search, GET /entities/{curie}[/neighbourhood], POST /ask/stream) with the tab's key.
-// Text from the graph is only ever set as textContent, never parsed as HTML.
+// Text from the graph is only ever set as textContent, never parsed as HTML; only http(s) URLs
+// become links. The view lives in the URL (?entity=&q=&claim=), so it can be shared, reloaded
+// and walked with back/forward.
 "use strict";
 
 const KEY_STORE = "biokg.apiKey"; // sessionStorage: the key lives as long as the tab
 const ROWS_PER_GROUP = 10; // edges drawn per type and direction when a node is expanded
+const ANSWER_PAGE = 20; // answer nodes drawn at first and per "show more"
+const CLAIMS_PER_GROUP = 8; // claims listed per type at first and per "show more"
+const LABELLED_EDGES = 25; // above this many drawn edges only cited ones carry their type
 const $ = (id) => document.getElementById(id);
 let config = { api_key_required: false, labels: {} };
+let links = { resolvers: {}, record_files: {} };
 let cy = null;
 let searchSeq = 0;
+// what the page shows: the card's entity, the question and its answer, how many of the
+// answer's nodes are drawn and which of them are the question's own (drawn in the middle)
+const shown = { entity: null, question: null, answer: null, drawn: 0, seeds: new Set() };
+const answers = new Map(); // question -> answer: back/forward does not ask again
 
 class ApiError extends Error {}
 
@@ -62,6 +72,107 @@ function colour(label) {
   return (config.labels[label] || {}).color || "#999999";
 }
 
+// ---- links: ids to their resolver, source records to their file, URLs as themselves ----
+
+const URL_TEXT = /^https?:\/\/\S+$/i;
+
+// the resolver URL of a CURIE whose prefix schema/ resolves, else null
+function curieHref(text) {
+  const at = text.indexOf(":");
+  const pattern = at > 0 ? links.resolvers[text.slice(0, at)] : undefined;
+  const local = text.slice(at + 1);
+  if (!pattern || !local || /\s/.test(local)) return null;
+  return pattern.replace("{id}", encodeURIComponent(local).replace(/%2F/g, "/").replace(/%3A/g, ":"));
+}
+
+// a source record's URL: the record itself, or the source's file it names (file#key, file:line)
+function recordHref(source, text) {
+  if (URL_TEXT.test(text)) return text;
+  return (links.record_files[source] || {})[text.split(/[#:]/)[0]] || null;
+}
+
+function anchor(text, href) {
+  const a = el("a", text);
+  a.href = href;
+  a.target = "_blank";
+  a.rel = "noopener noreferrer";
+  return a;
+}
+
+// text as nodes: each part between separators (", ", " + ", "; ") that is a URL, a resolvable
+// CURIE or (given its source) a source record becomes a link; the text itself is unchanged
+function linked(text, source = null) {
+  const out = document.createDocumentFragment();
+  for (const part of String(text).split(/(,\s*|\s\+\s|;\s*)/)) {
+    const href = URL_TEXT.test(part) ? part
+      : curieHref(part) || (source ? recordHref(source, part) : null);
+    out.append(href ? anchor(part, href) : part);
+  }
+  return out;
+}
+
+// fields as a <dl>; values linked (see linked) but for free text, where "X:1" is no id
+const FREE_TEXT = new Set(["name", "description", "synonyms", "text", "comment", "mechanism"]);
+
+function fieldList(target, fields, source = null) {
+  const given = (v) => v !== null && v !== undefined && v !== "" && !(Array.isArray(v) && !v.length);
+  target.replaceChildren(...fields.filter(([, v]) => given(v))
+    .flatMap(([k, v]) => {
+      const text = Array.isArray(v) ? v.join("; ") : typeof v === "object" ? JSON.stringify(v) : v;
+      const dd = el("dd", FREE_TEXT.has(k) ? text : null);
+      if (!FREE_TEXT.has(k)) dd.append(linked(text, source));
+      return [el("dt", k), dd];
+    }));
+}
+
+// ---- the URL: ?entity=CURIE&q=question&claim=index ----
+
+function urlState() {
+  const params = new URLSearchParams(location.search);
+  const claim = Number.parseInt(params.get("claim") ?? "", 10);
+  return { entity: params.get("entity"), question: params.get("q"),
+           claim: Number.isInteger(claim) ? claim : null };
+}
+
+function pushState({ entity, question, claim }, replace = false) {
+  const now = urlState();
+  if (now.entity === (entity || null) && now.question === (question || null)
+      && now.claim === (claim ?? null)) return; // the same view
+  const params = new URLSearchParams();
+  if (entity) params.set("entity", entity);
+  if (question) params.set("q", question);
+  if (claim !== null && claim !== undefined) params.set("claim", String(claim));
+  const query = params.toString();
+  history[replace ? "replaceState" : "pushState"](null, "", `${location.pathname}${query ? `?${query}` : ""}`);
+}
+
+function currentState(changes) {
+  return { ...urlState(), ...changes };
+}
+
+// bring the page to what the URL says (first load, back/forward)
+async function restore() {
+  const { entity, question, claim } = urlState();
+  try {
+    if (!entity) { $("card").hidden = true; shown.entity = null; }
+    if (question) {
+      if (entity && entity !== shown.entity) await showCard(entity);
+      if (question !== shown.question) {
+        $("question").value = question;
+        await ask(question, { record: false });
+      }
+      if (shown.answer) selectClaim(claim);
+    } else {
+      clearAnswer();
+      if (entity) await select(entity, { record: false });
+      else cy.elements().remove();
+    }
+    if (!question && !entity) status("ready: search an entity or ask a question");
+  } catch (err) {
+    status(err.message, true);
+  }
+}
+
 // ---- the graph ----
 
 function graphStyle() {
@@ -73,8 +184,9 @@ function graphStyle() {
     { selector: "node.expanded", style: { "border-width": 2, "border-color": "#333" } },
     { selector: "edge", style: {
       width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1",
-      "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(type)",
+      "target-arrow-shape": "triangle", "curve-style": "bezier",
       "font-size": 8, color: "#555", "text-rotation": "autorotate" } },
+    { selector: "edge.labelled, edge.cited", style: { label: "data(type)" } },
     { selector: ".faded", style: { opacity: 0.2 } },
     { selector: "node.cited", style: { "border-width": 4, "border-color": "#f0a500" } },
     { selector: "edge.cited", style: {
@@ -98,14 +210,32 @@ function addEdge(edge) {
     id: edge.id, source: edge.subject, target: edge.object, type: edge.type, edge } });
 }
 
+function labelEdges() {
+  cy.edges().toggleClass("labelled", cy.edges().length <= LABELLED_EDGES);
+}
+
+// exploring: a force layout whose node sizes include their captions
 function layout() {
+  labelEdges();
   cy.layout({ name: "cose", animate: false, fit: true, padding: 40,
               nodeDimensionsIncludeLabels: true }).run();
 }
 
+// an answer: the question's entities in the middle, then one ring per type of answer, nodes
+// spaced by their captions' size so no two captions overlap
+function answerLayout(seeds) {
+  labelEdges();
+  const rings = [...new Set(cy.nodes().map((n) => n.data("label")))].sort();
+  cy.layout({
+    name: "concentric", animate: false, fit: true, padding: 30, avoidOverlap: true,
+    nodeDimensionsIncludeLabels: true, minNodeSpacing: 12, levelWidth: () => 1,
+    concentric: (n) => (seeds.has(n.id()) ? rings.length + 1 : rings.length - rings.indexOf(n.data("label"))),
+  }).run();
+}
+
 function clearHighlight() {
   cy.elements().removeClass("cited faded");
-  for (const li of $("claims").children) li.classList.remove("active");
+  for (const li of $("claims").querySelectorAll("li.claim")) li.classList.remove("active");
 }
 
 // ---- search and the entity card ----
@@ -137,13 +267,15 @@ async function suggest() {
   }
 }
 
-async function select(curie) {
+// an entity on its own: its card, its node, and its edge counts (click the node to draw them)
+async function select(curie, { record = true } = {}) {
   $("suggestions").hidden = true;
+  clearAnswer();
   cy.elements().remove();
   $("provenance").hidden = true;
+  if (record) pushState({ entity: curie, question: null, claim: null });
   try {
-    await showCard(curie);
-    const hood = await neighbourhood(curie);
+    const [hood] = await Promise.all([neighbourhood(curie), showCard(curie)]);
     addNode(hood.entity);
     layout();
     status(`${curie}: ${count(hood.survey.reduce((n, g) => n + g.edges, 0), "edge")}; click the node to draw them`);
@@ -160,8 +292,7 @@ async function neighbourhood(curie) {
     hoods.set(curie, await (await api(path)).json());
   }
   const hood = hoods.get(curie);
-  const body = $("survey").tBodies[0];
-  body.replaceChildren(...hood.survey.map((g) => {
+  $("survey").tBodies[0].replaceChildren(...hood.survey.map((g) => {
     const tr = el("tr");
     tr.append(el("td", g.type), el("td", g.outgoing ? "→" : "←"), el("td", g.label),
               el("td", g.edges));
@@ -173,22 +304,23 @@ async function neighbourhood(curie) {
 async function showCard(curie) {
   const card = await (await api(`/entities/${encodeURIComponent(curie)}`)).json();
   $("card-name").textContent = card.name || card.id;
-  const fields = [
+  fieldList($("card-fields"), [
     ["id", card.id], ["label", card.label], ["category", card.category],
     ["description", card.description],
-    ["synonyms", card.synonyms.join("; ")], ["xrefs", card.xrefs.join(", ")],
+    ["synonyms", card.synonyms], ["xrefs", card.xrefs],
     ["sources", card.sources.map((s) => `${s.source} (${s.version || "version unknown"})`).join(", ")],
-    ...Object.entries(card.properties).map(([k, v]) => [k, Array.isArray(v) ? v.join("; ") : v]),
-  ];
-  $("card-fields").replaceChildren(...fields.filter(([, v]) => v !== null && v !== "")
-    .flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+    ...Object.entries(card.properties),
+  ]);
   $("card").hidden = false;
+  shown.entity = curie;
 }
 
 async function expand(curie) {
   try {
     status(`drawing the edges of ${curie}…`);
     const [hood] = await Promise.all([neighbourhood(curie), showCard(curie)]);
+    pushState(currentState({ entity: curie }));
+    $("more-nodes").replaceChildren(); // the graph is no longer the answer's alone
     addNode(hood.entity);
     for (const row of hood.rows) { addNode(row.neighbour); addEdge(row.edge); }
     cy.getElementById(curie).addClass("expanded");
@@ -200,14 +332,12 @@ async function expand(curie) {
 }
 
 function showProvenance(edge) {
-  const fields = [
+  fieldList($("provenance-fields"), [
     ["edge", edge.id], ["type", edge.type], ["subject", edge.subject], ["object", edge.object],
     ["source", edge.source], ["source_version", edge.source_version],
     ["source_record", edge.source_record],
-    ...Object.entries(edge.properties || {}).map(
-      ([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : v]),
-  ];
-  $("provenance-fields").replaceChildren(...fields.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+    ...Object.entries(edge.properties || {}),
+  ], edge.source);
   $("provenance").hidden = false;
 }
 
@@ -252,10 +382,19 @@ function describeStep(name, data) {
   return `${name}: ${data.error || JSON.stringify(data)}`;
 }
 
-async function ask(question) {
-  $("steps").replaceChildren();
-  $("claims").replaceChildren();
+function clearAnswer() {
+  for (const id of ["steps", "claims", "more-nodes"]) $(id).replaceChildren();
   $("summary").textContent = "";
+  $("verdict").hidden = true;
+  shown.question = null;
+  shown.answer = null;
+}
+
+async function ask(question, { record = true } = {}) {
+  clearAnswer();
+  shown.question = question;
+  if (record) pushState(currentState({ question, claim: null }));
+  if (answers.has(question)) { showAnswer(answers.get(question)); return; }
   status("asking…");
   try {
     const response = await api("/ask/stream", {
@@ -263,8 +402,9 @@ async function ask(question) {
       body: JSON.stringify({ question }),
     });
     for await (const { name, data } of events(response)) {
+      if (shown.question !== question) return; // another question or view took the page
       $("steps").append(el("li", describeStep(name, data), name === "error" ? "error" : ""));
-      if (name === "answer") showAnswer(data);
+      if (name === "answer") { answers.set(question, data); showAnswer(data); }
       if (name === "error") status(data.error, true);
     }
   } catch (err) {
@@ -272,29 +412,128 @@ async function ask(question) {
   }
 }
 
+// the type a claim is about: its first node that answers the question, else its last node
+function claimLabel(claim, labels) {
+  const about = claim.node_ids.find((id) => labels.answers.has(id)) || claim.node_ids.at(-1);
+  return labels.all.get(about) || "other";
+}
+
 function showAnswer(answer) {
+  shown.answer = answer;
+  shown.drawn = 0;
   cy.elements().remove();
   $("provenance").hidden = true;
-  answer.evidence.nodes.forEach(addNode);
-  answer.evidence.edges.forEach(addEdge);
-  layout();
   $("summary").textContent = answer.summary;
-  $("claims").replaceChildren(...answer.claims.map((claim) => {
-    const li = el("li");
-    li.dataset.nodes = claim.node_ids.join(" ");
-    li.dataset.edges = claim.edge_ids.join(" ");
-    const cites = claim.sources.map((s) => `${s.source} ${s.source_version}: ${s.source_record}`);
-    li.append(el("div", claim.text), el("div", `cites ${claim.node_ids.join(", ")}`, "cites"),
-              ...cites.map((c) => el("div", c, "cites")));
-    li.addEventListener("click", () => highlight(claim, li));
-    return li;
-  }));
+  const verdict = $("verdict");
+  verdict.hidden = !answer.verdict;
+  verdict.className = `verdict ${answer.verdict || ""}`;
+  verdict.textContent = answer.verdict ? `Verdict: ${answer.verdict}` : "";
+  drawMore();
+  const labels = {
+    answers: new Set(answer.answers.map((n) => n.id)),
+    all: new Map(answer.evidence.nodes.map((n) => [n.id, n.label])),
+  };
+  const groups = new Map();
+  answer.claims.forEach((claim, index) => {
+    const label = claimLabel(claim, labels);
+    if (!groups.has(label)) groups.set(label, []);
+    groups.get(label).push([claim, index]);
+  });
+  $("claims").replaceChildren(...[...groups].map(([label, claims]) => claimGroup(label, claims)));
   status(`${answer.status}: ${count(answer.claims.length, "claim")}; click a claim to light up its evidence`);
 }
 
-function highlight(claim, li) {
+// one type's claims, the first CLAIMS_PER_GROUP listed and a button for the next ones
+function claimGroup(label, claims) {
+  const section = el("section", null, "claim-group");
+  const heading = el("h3", `${label} · ${count(claims.length, "claim")}`);
+  const list = el("ol");
+  const more = el("button", null, "more");
+  more.type = "button";
+  const reveal = (upTo) => {
+    for (const [claim, index] of claims.slice(list.children.length, upTo)) list.append(claimItem(claim, index));
+    const left = claims.length - list.children.length;
+    more.hidden = left === 0;
+    more.textContent = `show ${Math.min(left, CLAIMS_PER_GROUP)} more of ${left}`;
+  };
+  more.addEventListener("click", () => reveal(list.children.length + CLAIMS_PER_GROUP));
+  section.reveal = (index) => reveal(claims.findIndex(([, i]) => i === index) + 1);
+  section.dataset.indices = claims.map(([, i]) => i).join(" ");
+  reveal(CLAIMS_PER_GROUP);
+  section.append(heading, list, more);
+  return section;
+}
+
+function claimItem(claim, index) {
+  const li = el("li", null, "claim");
+  li.dataset.index = String(index);
+  li.dataset.nodes = claim.node_ids.join(" ");
+  li.dataset.edges = claim.edge_ids.join(" ");
+  const cites = el("div", "cites ", "cites");
+  cites.append(linked(claim.node_ids.join(", ")));
+  li.append(el("div", claim.text), cites);
+  for (const s of claim.sources) {
+    const line = el("div", `${s.source} ${s.source_version}: `, "cites");
+    line.append(linked(s.source_record, s.source));
+    li.append(line);
+  }
+  li.addEventListener("click", (event) => {
+    if (event.target.closest("a")) return; // a link opens; it does not select the claim
+    pushState(currentState({ claim: index }));
+    selectClaim(index);
+  });
+  return li;
+}
+
+// draw the next ANSWER_PAGE answer nodes (best first) with the edges among what is drawn
+function drawMore() {
+  const answer = shown.answer;
+  const answerIds = new Set(answer.answers.map((n) => n.id));
+  shown.seeds = new Set(answer.evidence.nodes.filter((n) => !answerIds.has(n.id)).map((n) => n.id));
+  const order = [...shown.seeds, ...answerIds];
+  shown.drawn = Math.min(order.length, Math.max(shown.drawn, shown.seeds.size) + ANSWER_PAGE);
+  drawNodes(order.slice(0, shown.drawn));
+  const left = order.length - shown.drawn;
+  const more = $("more-nodes");
+  more.replaceChildren();
+  if (left > 0) {
+    const button = el("button", `draw ${Math.min(left, ANSWER_PAGE)} more of ${left} nodes`);
+    button.type = "button";
+    button.addEventListener("click", drawMore);
+    more.append(button);
+  }
+  const types = new Map();
+  cy.nodes().forEach((n) => types.set(n.data("label"), (types.get(n.data("label")) || 0) + 1));
+  more.prepend(el("span", `drawn ${cy.nodes().length} of ${order.length} nodes: ` +
+    [...types].map(([label, n]) => `${label || "unnamed"} ${n}`).join(", ") + " ", "hint"));
+}
+
+// the answer's nodes of these ids, the edges among all drawn, laid out again
+function drawNodes(ids) {
+  const { nodes, edges } = shown.answer.evidence;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const before = cy.elements();
+  for (const id of ids) addNode(byId.get(id) || { id, label: "" });
+  for (const edge of edges) {
+    if (cy.getElementById(edge.subject).nonempty() && cy.getElementById(edge.object).nonempty()) addEdge(edge);
+  }
+  if (cy.$(".cited").nonempty()) cy.elements().difference(before).addClass("faded"); // a claim stays lit
+  answerLayout(shown.seeds);
+}
+
+function selectClaim(index) {
   clearHighlight();
+  const claim = index === null ? undefined : shown.answer.claims[index];
+  if (!claim) return;
+  const group = [...$("claims").children].find((g) => g.dataset.indices.split(" ").includes(String(index)));
+  group.reveal(index);
+  const li = $("claims").querySelector(`li.claim[data-index="${index}"]`);
   li.classList.add("active");
+  li.scrollIntoView({ block: "nearest" });
+  const cited = shown.answer.evidence.edges.filter((e) => claim.edge_ids.includes(e.id));
+  const missing = [...claim.node_ids, ...cited.flatMap((e) => [e.subject, e.object])]
+    .filter((id) => cy.getElementById(id).empty());
+  if (missing.length) drawNodes(missing); // a claim about an answer not drawn yet
   cy.elements().addClass("faded");
   for (const id of [...claim.node_ids, ...claim.edge_ids]) {
     cy.getElementById(id).removeClass("faded").addClass("cited");
@@ -304,9 +543,10 @@ function highlight(claim, li) {
 // ---- wiring ----
 
 async function start() {
-  config = await (await fetch("/explorer/config")).json();
+  [config, links] = await Promise.all(
+    ["/explorer/config", "/explorer/links"].map(async (path) => (await fetch(path)).json()));
   cy = cytoscape({
-    container: $("graph"), style: graphStyle(), wheelSensitivity: 0.3, minZoom: 0.1, maxZoom: 1.6 });
+    container: $("graph"), style: graphStyle(), wheelSensitivity: 0.3, minZoom: 0.05, maxZoom: 1.6 });
   window.biokgExplorer = { cy }; // for the browser test and the curious
   if (config.api_key_required && !sessionStorage.getItem(KEY_STORE)) {
     askForKey("This server needs its API key (kept for this tab only):");
@@ -317,6 +557,7 @@ async function start() {
     $("key").value = "";
     $("key-form").hidden = true;
     status("key stored for this tab");
+    restore();
   });
   let timer = null;
   $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(suggest, 250); });
@@ -332,8 +573,14 @@ async function start() {
   });
   cy.on("tap", "node", (event) => expand(event.target.id()));
   cy.on("tap", "edge", (event) => showProvenance(event.target.data("edge")));
-  cy.on("tap", (event) => { if (event.target === cy) clearHighlight(); });
+  cy.on("tap", (event) => {
+    if (event.target !== cy) return;
+    clearHighlight();
+    pushState(currentState({ claim: null }), true);
+  });
+  window.addEventListener("popstate", restore);
   status("ready: search an entity or ask a question");
+  if (!config.api_key_required || sessionStorage.getItem(KEY_STORE)) await restore();
 }
 
 start().catch((err) => status(`the explorer could not start: ${err.message}`, true));
