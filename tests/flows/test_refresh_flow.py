@@ -6,8 +6,10 @@ transactions are counted by the engine itself (ArcadeDB's ``writeTx`` profiler c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,6 +203,32 @@ def test_transient_marker_failures_are_retried(
     assert state.is_completed()
     assert upstream.statuses("/hpo/release.json")[-3:] == [503, 503, 304]
     assert by_report(state)["hpo"]["status"] == "unchanged"
+
+
+def test_what_retrying_cannot_mend_fails_at_once(
+    loaded: GraphStore, upstream: Upstream, mirror_settings: Settings
+) -> None:
+    """A 404 marker and a host name that does not resolve fail their sources without a retry:
+    with a minute between attempts, the run still ends in seconds."""
+    upstream.failures["/hpo/release.json"] = [404]
+    urls = (("go", "http://biokg-test.invalid/go"), ("hpo", f"{upstream.url}/hpo"))
+    start = time.monotonic()
+    state = refresh_flow(
+        sources=SOURCES,
+        offline=True,
+        sample=True,
+        embed=False,
+        network_retry_delays=[60, 60, 60],
+        settings=dataclasses.replace(mirror_settings, source_urls=urls),
+        return_state=True,
+    )
+    assert time.monotonic() - start < 60
+    report = by_report(state)
+    assert state.is_failed() and {r["status"] for r in report.values()} == {"failed"}
+    assert "HTTP 404" in report["hpo"]["message"]
+    assert "biokg-test.invalid" in report["go"]["message"]
+    assert upstream.statuses("/hpo/release.json")[-1] == 404  # asked once, not retried
+    assert upstream.failures["/hpo/release.json"] == []
 
 
 def test_a_bad_file_fails_its_source_only_and_leaves_its_load_as_it_was(
