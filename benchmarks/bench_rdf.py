@@ -25,7 +25,8 @@ from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
-#: The rdflib export's rate on the same graph (README, 2026-11-24: 8,489,412 quads in 684 s).
+#: The rdflib export's rate on the same graph (docs/benchmarks.md, 2026-11-24: 8,489,412 quads
+#: in 684 s).
 RDFLIB_QUADS_PER_S = 12_404
 
 

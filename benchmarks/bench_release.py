@@ -286,7 +286,16 @@ def main() -> None:
         finally:
             print(f"engine peak RSS at the end: {_proc_peak_gb(server.pid):.2f} GB")
             embedded.stop_background(settings)
+            logs = Path(tempfile.gettempdir()) / "biokg-bench-release-logs"
+            shutil.rmtree(logs, ignore_errors=True)
+            shutil.copytree(settings.db_dir, logs, ignore=_not_logs)
+            print(f"engine logs kept in {logs}")
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _not_logs(folder: str, names: list[str]) -> set[str]:
+    """copytree's ignore: everything under the database folder but the engine's logs."""
+    return {n for n in names if not (n.endswith(".log") or n == "log" or folder.endswith("log"))}
 
 
 def _db_start(env: dict[str, str], settings: Settings) -> embedded.ServerInfo:
