@@ -369,6 +369,14 @@ def test_ids_records_mapping_sets_and_licences_link_where_they_resolve(
     )
     _wait(browser).until(lambda d: d.execute_script(same_as))
     [edge] = browser.execute_script(same_as)
+    twins = {r.text for r in browser.find_elements(By.CSS_SELECTOR, "#survey td:last-child")}
+    assert twins == {"", "ORPHA:558"}  # the entity's own counts, then its twin's
+    assert _links(browser, "#survey")["ORPHA:558"] == "https://bioregistry.io/orphanet:558"
+    unnamed = browser.execute_script(
+        "return window.biokgExplorer.cy.nodes().filter(n => n.data('caption') === n.id())"
+        ".map(n => n.id())"
+    )
+    assert unnamed == []  # the twin and its neighbours are drawn with their names
     _tap(browser, edge)
     _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "provenance-fields"), edge))
     links = _links(browser, "#provenance-fields")

@@ -7,7 +7,7 @@
 "use strict";
 
 const KEY_STORE = "biokg.apiKey"; // sessionStorage: the key lives as long as the tab
-const ROWS_PER_GROUP = 10; // edges drawn per type and direction when a node is expanded
+const ROWS_PER_GROUP = 10; // edges drawn per record, type and direction when a node is expanded
 const ANSWER_PAGE = 20; // answer nodes drawn at first and per "show more"
 const CLAIMS_PER_GROUP = 8; // claims listed per type at first and per "show more"
 const LABELLED_EDGES = 25; // above this many drawn edges only cited ones carry their type
@@ -294,8 +294,10 @@ async function neighbourhood(curie) {
   const hood = hoods.get(curie);
   $("survey").tBodies[0].replaceChildren(...hood.survey.map((g) => {
     const tr = el("tr");
+    const seed = el("td"); // the twin, the same entity under another source's id, whose edges these are
+    if (g.seed !== curie) seed.append(linked(g.seed));
     tr.append(el("td", g.type), el("td", g.outgoing ? "→" : "←"), el("td", g.label),
-              el("td", g.edges));
+              el("td", g.edges), seed);
     return tr;
   }));
   return hood;
@@ -322,10 +324,11 @@ async function expand(curie) {
     pushState(currentState({ entity: curie }));
     $("more-nodes").replaceChildren(); // the graph is no longer the answer's alone
     addNode(hood.entity);
+    for (const twin of hood.twins) { addNode(twin.node); twin.bridge.forEach(addEdge); }
     for (const row of hood.rows) { addNode(row.neighbour); addEdge(row.edge); }
     cy.getElementById(curie).addClass("expanded");
     layout();
-    status(`${curie}: ${count(hood.rows.length, "edge")} drawn (up to ${ROWS_PER_GROUP} per type and direction)`);
+    status(`${curie}: ${count(hood.rows.length, "edge")} drawn (up to ${ROWS_PER_GROUP} per record, type and direction)`);
   } catch (err) {
     status(err.message, true);
   }
@@ -477,11 +480,14 @@ function claimItem(claim, index) {
     line.append(linked(s.source_record, s.source));
     li.append(line);
   }
-  li.addEventListener("click", (event) => {
+  li.tabIndex = 0; // selectable from the keyboard too (Enter)
+  const choose = (event) => {
     if (event.target.closest("a")) return; // a link opens; it does not select the claim
     pushState(currentState({ claim: index }));
     selectClaim(index);
-  });
+  };
+  li.addEventListener("click", choose);
+  li.addEventListener("keydown", (event) => { if (event.key === "Enter") choose(event); });
   return li;
 }
 
