@@ -75,7 +75,9 @@ def neighbourhood(
             for node, twin in twins.items()
         ],
         survey=survey,
-        rows=rows,
+        # the edges to twins first: a client drawing rows in order names each twin before
+        # drawing the twin's own edges
+        rows=sorted(rows, key=lambda row: row.neighbour.id not in twins),
         queries=runner.log,
     )
 

@@ -207,6 +207,12 @@ def test_a_bridged_disease_neighbourhood_is_per_record(
         [(MARFAN_ORPHA, "SAME_AS", MARFAN_OMIM)],
     )
     seeds = {MARFAN_OMIM, MARFAN_ORPHA}
+    first = hood["rows"][0]  # the edge to the twin comes before the twin's own edges
+    assert (first["seed"], first["relation"], first["neighbour"]["id"]) == (
+        MARFAN_OMIM,
+        "SAME_AS",
+        MARFAN_ORPHA,
+    )
     for row in hood["rows"]:
         edge, seed, other = row["edge"], row["seed"], row["neighbour"]["id"]
         assert seed in seeds, row

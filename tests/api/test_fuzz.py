@@ -37,6 +37,7 @@ CHECKS = [
 OPERATIONS = [
     ("GET", "/health"),
     ("GET", "/explorer/config"),
+    ("GET", "/explorer/links"),
     ("GET", "/search"),
     ("POST", "/ask"),
     ("POST", "/ask/stream"),
