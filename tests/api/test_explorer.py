@@ -336,7 +336,8 @@ def test_a_shared_url_restores_the_entity_the_answer_and_the_claim(
     group.find_element(By.CSS_SELECTOR, "button.more").click()
     assert len(_claims(browser)) > shown
 
-    # another claim, then back to the shared one: the answer is not asked again
+    # another claim, then back to the shared one: the answer is not asked and drawn again
+    drawn = _drawn(browser)
     other = next(li for li in _claims(browser) if li.get_attribute("data-index") != str(claim))
     other.click()
     assert _state(browser)["claim"] == other.get_attribute("data-index")
@@ -351,6 +352,7 @@ def test_a_shared_url_restores_the_entity_the_answer_and_the_claim(
             == [str(claim)]
         )
     )
+    assert _drawn(browser) == drawn
     assert _console_errors(browser) == []
 
 
@@ -359,6 +361,13 @@ def test_ids_records_mapping_sets_and_licences_link_where_they_resolve(
 ) -> None:
     browser.get(_shared(open_url, entity=MARFAN))
     _wait(browser).until(lambda d: _drawn(d) == {MARFAN})  # card, counts, then the node
+    served = browser.execute_async_script(
+        "fetch('/explorer/links').then(r => r.json()).then(arguments[0])"
+    )
+    assert served["resolvers"]["OMIM"] == "https://bioregistry.io/omim:{id}"
+    assert "MEDDRA.PT" not in served["resolvers"]  # ours: no registry resolves it
+    # ChEMBL names its file by a pattern (chembl_NN_sqlite.tar.gz): no file URL to link to
+    assert "infores:chembl" not in served["record_files"]
     assert _links(browser, "#card-fields")[MARFAN] == "https://bioregistry.io/omim:154700"
 
     # the MONDO bridge to ORPHA:558: its records, mapping sets and licence as links
