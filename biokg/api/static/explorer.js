@@ -175,14 +175,18 @@ async function restore() {
 
 // ---- the graph ----
 
+// captions and edge types on a light backing, readable where lines cross them
+const BACKING = { "text-background-color": "#ffffff", "text-background-opacity": 0.75,
+                  "text-background-padding": 1 };
+
 function graphStyle() {
   return [
-    { selector: "node", style: {
+    { selector: "node", style: { ...BACKING,
       "background-color": "data(color)", label: "data(caption)", "font-size": 11,
       "text-valign": "bottom", "text-margin-y": 3, width: 28, height: 28,
       "text-wrap": "ellipsis", "text-max-width": 120 } },
     { selector: "node.expanded", style: { "border-width": 2, "border-color": "#333" } },
-    { selector: "edge", style: {
+    { selector: "edge", style: { ...BACKING,
       width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1",
       "target-arrow-shape": "triangle", "curve-style": "bezier",
       "font-size": 8, color: "#555", "text-rotation": "autorotate" } },
