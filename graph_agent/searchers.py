@@ -75,6 +75,8 @@ class VectorSearcher:
         if len(words) == 1 and not self.embedder.knows(next(iter(words))):
             return []  # one word the model cuts into pieces: a name, near names spelt alike
         [vector] = self.embedder.embed([text])
+        if not any(vector):
+            return []  # no piece the model knows (runes, emoji): nothing to be near
         out = []
         for nearest in self._cosines(text, vector, read):
             out += [(node, VECTOR_WEIGHT * c) for node, c in nearest[:PER_LABEL] if c >= MIN_COSINE]

@@ -100,6 +100,20 @@ def test_vector_searcher_leaves_invented_names_alone(
     assert vector("Zorbaxinol") == []
 
 
+def test_vector_searcher_does_not_ask_the_index_with_a_zero_vector(
+    agent_graph: GraphStore, static_embedder: StaticEmbedder
+) -> None:
+    # runes and emoji are no piece the model knows: the text embeds to all zeros, which the
+    # engine's cosine cannot score (it logged an error per label before)
+    text = "\u16a0\u16a2\u16a6 \u16a8\u16b1 \U0001f9ec\U0001f9ea"
+    [embedded] = static_embedder.embed([text])
+    assert not any(embedded)
+    _, vector = index_searchers(agent_graph, load_schema(), static_embedder)
+    asked: list[str] = []
+    assert vector(text, read=lambda text, params: asked.append(text) or []) == []
+    assert asked == []
+
+
 def test_linker_falls_back_to_full_text_for_words_of_a_name(
     agent_graph: GraphStore, exposures: Path, static_embedder: StaticEmbedder
 ) -> None:
