@@ -271,9 +271,9 @@ def test_search_expand_ask_and_cited_evidence_with_the_key(
     browser.back()
     _wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#claims li.active"))
     browser.back()
-    _wait(browser).until(lambda d: not _claims(d))
+    _wait(browser).until(lambda d: not _claims(d) and _drawn(d) == {VIAGRA})
     assert _state(browser) == {"entity": VIAGRA}
-    assert _drawn(browser) == {VIAGRA} and browser.find_element(By.ID, "summary").text == ""
+    assert browser.find_element(By.ID, "summary").text == ""
     browser.forward()
     _wait(browser).until(lambda d: _claim_citing(d, PDE5A))
     assert _state(browser) == {"entity": VIAGRA, "q": question}
