@@ -1,7 +1,7 @@
 """The FastAPI app: routes, the API-key check, error mapping, and a lifespan that owns the graph.
 
 Authentication: with ``BIOKG_API_KEY`` set, every route but ``/health``, the docs and the
-explorer page (``/``, ``/static``, ``/explorer/config``: no graph data) requires
+explorer page (``/``, ``/static``, ``/explorer/config``, ``/explorer/links``: no graph data) requires
 the key in the ``X-API-Key`` header (compared in constant time), else 401. With no key set,
 requests are not authenticated, and :func:`check_bind` keeps ``biokg serve`` on loopback.
 
