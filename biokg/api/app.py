@@ -1,8 +1,8 @@
 """The FastAPI app: routes, the API-key check, error mapping, and a lifespan that owns the graph.
 
 Authentication: with ``BIOKG_API_KEY`` set, every route but ``/health``, the docs and the
-explorer page (``/``, ``/static``, ``/explorer/config``, ``/explorer/links``: no graph data) requires
-the key in the ``X-API-Key`` header (compared in constant time), else 401. With no key set,
+explorer page (``/``, ``/static``, ``/explorer/config``, ``/explorer/links``: no graph data)
+requires the key in the ``X-API-Key`` header (compared in constant time), else 401. With no key set,
 requests are not authenticated, and :func:`check_bind` keeps ``biokg serve`` on loopback.
 
 Every request first passes :mod:`biokg.api.guards`: a Host the server answers for (loopback and
