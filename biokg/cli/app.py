@@ -21,6 +21,7 @@ COMMANDS = {
     "ask": ("biokg.cli.agent", "ask_command"),
     "search": ("biokg.cli.agent", "search_command"),
     "eval": ("biokg.cli.agent", "eval_command"),
+    "diagnose": ("biokg.cli.diagnose", "diagnose_command"),
     "serve": ("biokg.cli.serve", "serve_command"),
     "mcp": ("biokg.cli.mcp", "mcp_command"),
 }

@@ -1,0 +1,89 @@
+"""``biokg diagnose``: which diseases fit a patient's observed (and excluded) HPO terms."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from biokg.cli import console, handle_errors
+from biokg.errors import AgentInputError
+from biokg.graph_agent.diagnosis.load import phenotype_index
+from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
+from biokg.graph_agent.diagnosis.scoring import SCORERS
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+
+@handle_errors
+def diagnose_command(
+    terms: list[str] = typer.Argument(None, help="Observed HPO terms, e.g. HP:0001166."),
+    exclude: list[str] = typer.Option(
+        [], "--exclude", "-x", help="An HPO term the patient does not have (repeatable)."
+    ),
+    cases: Path = typer.Option(
+        None, "--cases", help="JSONL of cases: {id, observed: [...], excluded: [...]} a line."
+    ),
+    out: Path = typer.Option(None, "--out", help="With --cases: one ranking a line, as JSONL."),
+    top: int = typer.Option(DEFAULT_TOP, "--top", "-n", help="How many diseases to list."),
+    method: str = typer.Option(
+        "likelihood-ratio", "--method", help=f"One of {', '.join(SCORERS)}."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole ranking as JSON."),
+) -> None:
+    """Rank diseases for observed and excluded HPO terms; each cites the annotations it rests on."""
+    if method not in SCORERS:
+        raise AgentInputError(f"--method must be one of {', '.join(SCORERS)}, not {method!r}")
+    if (cases is None) == (not terms):
+        raise AgentInputError("give HPO terms, or --cases FILE --out FILE, not both")
+    if cases is not None and out is None:
+        raise AgentInputError("--cases needs --out FILE for the rankings")
+    settings = Settings.from_env()
+    with GraphStore.connect(settings) as store:
+        ranker = DiagnosisRanker(phenotype_index(store, settings.cache_dir), SCORERS[method]())
+    if cases is not None:
+        _batch(ranker, cases, out, top)
+        return
+    diagnosis = ranker.rank(terms, exclude, top=top)
+    if as_json:
+        print(json.dumps(asdict(diagnosis), indent=2))
+        return
+    _print(diagnosis)
+
+
+def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
+    """One ranking a line for each case of ``cases`` (score_dx.py's interface)."""
+    with cases.open(encoding="utf-8") as lines, out.open("w", encoding="utf-8") as sink:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                case = json.loads(line)
+                observed, excluded = case["observed"], case.get("excluded", [])
+            except (ValueError, KeyError, TypeError) as err:
+                raise AgentInputError(
+                    f"{cases}:{number}: expected {{id, observed: [...], excluded: [...]}}: {err}"
+                ) from err
+            diagnosis = ranker.rank(observed, excluded, top=top)
+            sink.write(json.dumps({"id": case.get("id"), **asdict(diagnosis)}) + "\n")
+
+
+def _print(diagnosis: Diagnosis) -> None:
+    if diagnosis.unknown:
+        console.print(f"not in the HPO hierarchy, ignored: {', '.join(diagnosis.unknown)}")
+    table = Table("#", "disease", "also", "score", "best matches", title=diagnosis.method)
+    for entry in diagnosis.ranking:
+        shown = sorted(entry.evidence, key=lambda e: -abs(e.contribution))[:3]
+        matches = "; ".join(
+            f"{'not ' if e.excluded else ''}{e.term_name or e.term}"
+            f" ~ {e.disease_term_name or '-'} ({e.contribution:+.2f})"
+            for e in shown
+        )
+        also = ", ".join(i for i in entry.ids if i != entry.id)
+        table.add_row(
+            str(entry.rank), f"{entry.id} {entry.name or ''}", also, f"{entry.score:.2f}", matches
+        )
+    console.print(table)

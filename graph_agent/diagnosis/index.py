@@ -1,0 +1,215 @@
+"""The precomputed structures a diagnosis ranking reads: HPO term closures, each disease's
+propagated annotation frequencies, information content and background frequencies, and the
+bridge's disease twins.
+
+Built once per graph load from plain rows (:mod:`biokg.graph_agent.diagnosis.load` reads them),
+so a case costs a few sparse column slices, not a graph scan per disease.
+
+* **Closure**: a term's ancestors through ``IS_A``, itself included.
+* **F** (diseases × terms, sparse): F[D, a] is the highest frequency among D's annotations at
+  ``a`` or below it (the annotation propagation rule: a disease with *Focal-onset seizure* has
+  *Seizure*). Annotations with frequency 0 (HP:0040285 Excluded, ``0/n``) and ``NOT`` lines are
+  kept apart as the disease's absent features, never as presence.
+* **IC** (Resnik): ``-ln(n(a) / N)``, n(a) the diseases with F[D, a] > 0.
+* **Background** (LIRICAL): the mean of F[:, a] over all diseases, the probability that a random
+  disease shows ``a``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+from scipy import sparse
+
+from biokg.graph_agent.ranking import frequency
+
+#: Frequency of an annotation without a frequency qualifier. LIRICAL assumes such a feature is
+#: always present; measured on the development cases (docs/decisions/0021), 1.0 ranked best.
+MISSING_FREQUENCY = 1.0
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One disease → phenotype edge as the ranker cites it."""
+
+    term: int
+    frequency: float
+    edge: str
+    source_record: str
+
+
+@dataclass
+class PhenotypeIndex:
+    """Terms, closures, disease profiles and twins of one graph load."""
+
+    terms: list[str]
+    term_names: list[str | None]
+    closures: list[np.ndarray]
+    diseases: list[str]
+    disease_names: list[str | None]
+    profiles: list[list[Annotation]]
+    absent: list[list[Annotation]]
+    twins: dict[str, list[str]]
+    bridge_edges: dict[str, list[dict[str, str]]]
+    F: sparse.csc_matrix = field(repr=False)
+    direct: sparse.csr_matrix = field(repr=False)
+    ic: np.ndarray = field(repr=False)
+    background: np.ndarray = field(repr=False)
+    closure_matrix: sparse.csr_matrix = field(repr=False)
+    term_index: dict[str, int] = field(default_factory=dict, repr=False)
+    disease_index: dict[str, int] = field(default_factory=dict, repr=False)
+    closure_sets: list[frozenset[int]] = field(default_factory=list, repr=False)
+    F_rows: sparse.csr_matrix = field(default=None, repr=False)  # type: ignore[assignment]
+    direct_columns: sparse.csc_matrix = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.F_rows = self.F.tocsr()
+        self.direct_columns = self.direct.tocsc()
+        self.term_index = {t: i for i, t in enumerate(self.terms)}
+        self.disease_index = {d: i for i, d in enumerate(self.diseases)}
+        self.closure_sets = [frozenset(c.tolist()) for c in self.closures]
+
+    def known(self, ids: list[str]) -> tuple[list[int], list[str]]:
+        """The term indices of ``ids`` in the hierarchy, and the ids that are not in it."""
+        found = [self.term_index[i] for i in ids if i in self.term_index]
+        return found, [i for i in ids if i not in self.term_index]
+
+
+def build_index(
+    terms: pl.DataFrame,
+    hierarchy: pl.DataFrame,
+    annotations: pl.DataFrame,
+    twins: pl.DataFrame,
+) -> PhenotypeIndex:
+    """The index from the graph's rows: ``terms`` (id, name), ``hierarchy`` (child, parent),
+    ``annotations`` (disease, name, term, frequency, negated, edge, source_record) and ``twins``
+    (subject, object, edge, source_record)."""
+    ids = terms["id"].to_list()
+    index = {t: i for i, t in enumerate(ids)}
+    closures = _closures(len(ids), hierarchy, index)
+    kept = annotations.filter(pl.col("term").is_in(ids))
+    diseases = kept["disease"].unique(maintain_order=True).sort().to_list()
+    names = dict(zip(kept["disease"], kept["name"], strict=True))
+    d_index = {d: i for i, d in enumerate(diseases)}
+    profiles: list[list[Annotation]] = [[] for _ in diseases]
+    absent: list[list[Annotation]] = [[] for _ in diseases]
+    for row in kept.iter_rows(named=True):
+        f = MISSING_FREQUENCY if row["frequency"] is None else frequency(row["frequency"])
+        note = Annotation(index[row["term"]], f, row["edge"], row["source_record"])
+        (absent if row["negated"] or f == 0 else profiles)[d_index[row["disease"]]].append(note)
+    F = _propagated(profiles, closures, len(ids))
+    counts = np.asarray((F > 0).sum(axis=0)).ravel()
+    n = max(len(diseases), 1)
+    ic = -np.log(np.maximum(counts, 1) / n)
+    background = np.maximum(np.asarray(F.sum(axis=0)).ravel() / n, 1 / (2 * n))
+    groups, bridge = _twin_groups(twins)
+    return PhenotypeIndex(
+        terms=ids,
+        term_names=terms["name"].to_list(),
+        closures=closures,
+        diseases=diseases,
+        disease_names=[names.get(d) for d in diseases],
+        profiles=profiles,
+        absent=absent,
+        twins=groups,
+        bridge_edges=bridge,
+        F=F,
+        direct=_direct(profiles, len(ids)),
+        ic=ic,
+        background=background,
+        closure_matrix=_closure_matrix(closures, len(ids)),
+    )
+
+
+def _closures(n: int, hierarchy: pl.DataFrame, index: dict[str, int]) -> list[np.ndarray]:
+    """Each term's ancestors, itself included (iterative: HPO is a DAG ~15 levels deep)."""
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for child, parent in hierarchy.select("child", "parent").iter_rows():
+        if child in index and parent in index:
+            parents[index[child]].append(index[parent])
+    done: list[np.ndarray | None] = [None] * n
+    for start in range(n):
+        stack = [start]
+        while stack:
+            term = stack[-1]
+            if done[term] is not None:
+                stack.pop()
+                continue
+            todo = [p for p in parents[term] if done[p] is None]
+            if todo:
+                stack.extend(todo)
+                continue
+            found = {term}
+            for p in parents[term]:
+                found.update(done[p].tolist())
+            done[term] = np.fromiter(sorted(found), dtype=np.int32)
+            stack.pop()
+    return done  # type: ignore[return-value]
+
+
+def _closure_matrix(closures: list[np.ndarray], n: int) -> sparse.csr_matrix:
+    """Terms × terms, row t holding t's ancestors (for the disease → patient direction)."""
+    lengths = np.fromiter((len(c) for c in closures), dtype=np.int64, count=n)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    data = np.ones(int(indptr[-1]), dtype=np.float64)
+    return sparse.csr_matrix((data, np.concatenate(closures), indptr), shape=(n, n))
+
+
+def _direct(profiles: list[list[Annotation]], n_terms: int) -> sparse.csr_matrix:
+    """Diseases × terms, 1 where the disease is annotated with exactly that term."""
+    pairs = {(d, note.term) for d, profile in enumerate(profiles) for note in profile}
+    rows = np.fromiter((p[0] for p in pairs), dtype=np.int32, count=len(pairs))
+    cols = np.fromiter((p[1] for p in pairs), dtype=np.int32, count=len(pairs))
+    data = np.ones(len(pairs))
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(profiles), n_terms))
+
+
+def _propagated(
+    profiles: list[list[Annotation]], closures: list[np.ndarray], n_terms: int
+) -> sparse.csc_matrix:
+    """F[D, a]: the highest frequency among D's annotations at ``a`` or below."""
+    notes = pl.DataFrame(
+        [(d, n.term, n.frequency) for d, profile in enumerate(profiles) for n in profile],
+        schema={"d": pl.Int32, "term": pl.Int32, "f": pl.Float64},
+        orient="row",
+    )
+    ancestors = pl.DataFrame(
+        {"term": np.arange(n_terms, dtype=np.int32), "t": [c.tolist() for c in closures]}
+    ).explode("t")
+    frame = notes.join(ancestors, on="term").group_by("d", "t").agg(pl.col("f").max())
+    return sparse.csc_matrix(
+        (frame["f"].to_numpy(), (frame["d"].to_numpy(), frame["t"].to_numpy())),
+        shape=(len(profiles), n_terms),
+    )
+
+
+def _twin_groups(
+    twins: pl.DataFrame,
+) -> tuple[dict[str, list[str]], dict[str, list[dict[str, str]]]]:
+    """Diseases the bridge joins (connected through SAME_AS), each id → its sorted group, and
+    each id → the bridge edges of its group (union-find)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    rows = list(twins.iter_rows(named=True))
+    for row in rows:
+        a, b = root(row["subject"]), root(row["object"])
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    members: dict[str, list[str]] = {}
+    for x in list(parent):
+        members.setdefault(root(x), []).append(x)
+    edges: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        edges.setdefault(root(row["subject"]), []).append(row)
+    groups = {x: sorted(members[root(x)]) for x in parent}
+    bridge = {x: edges.get(root(x), []) for x in parent}
+    return groups, bridge

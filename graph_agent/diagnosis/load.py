@@ -1,0 +1,86 @@
+"""Reading the diagnosis index's rows from the graph, cached per graph load.
+
+The rows (terms, IS_A, disease annotations, bridge twins) are read once through the real driver
+with the ``cypher/diagnosis_*.cypher`` templates and kept as Parquet files in the graph home's
+cache folder, in a folder named for the current load of every source (a build or refresh that
+changes any source makes a new key; stale folders are removed). The index built from them is
+also kept in memory for the life of the process (API, MCP server).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from pathlib import Path
+
+import polars as pl
+
+from biokg import cypher
+from biokg.graph_agent.diagnosis.index import PhenotypeIndex, build_index
+from biokg.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: template name → the columns it returns (an empty result still gets its schema)
+TABLES = {
+    "diagnosis_terms": {"id": pl.String, "name": pl.String},
+    "diagnosis_hierarchy": {"child": pl.String, "parent": pl.String},
+    "diagnosis_annotations": {
+        "disease": pl.String,
+        "name": pl.String,
+        "term": pl.String,
+        "frequency": pl.String,
+        "negated": pl.Boolean,
+        "edge": pl.String,
+        "source_record": pl.String,
+    },
+    "diagnosis_twins": {
+        "subject": pl.String,
+        "object": pl.String,
+        "edge": pl.String,
+        "source_record": pl.String,
+    },
+}
+_LOADED: dict[str, PhenotypeIndex] = {}
+
+
+def load_key(store: GraphStore) -> str:
+    """A short key for the graph's current loads (every source's current load id)."""
+    rows = store.read(cypher.load("build_current_loads"))
+    text = "\n".join(sorted(f"{r['source']}={r['load_id']}" for r in rows))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def phenotype_index(store: GraphStore, cache_dir: Path) -> PhenotypeIndex:
+    """The index of the graph's current load: from memory, else from the cached rows, else
+    read from the graph (and cached).
+
+    Raises:
+        StoreError: the graph could not be read.
+    """
+    key = load_key(store)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = build_index(*_rows(store, cache_dir / "diagnosis", key).values())
+    return _LOADED[key]
+
+
+def _rows(store: GraphStore, folder: Path, key: str) -> dict[str, pl.DataFrame]:
+    here = folder / key
+    if all((here / f"{name}.parquet").is_file() for name in TABLES):
+        return {name: pl.read_parquet(here / f"{name}.parquet") for name in TABLES}
+    frames = {
+        name: pl.DataFrame(store.read(cypher.load(name)), schema=schema)
+        for name, schema in TABLES.items()
+    }
+    if folder.is_dir():
+        for stale in folder.iterdir():
+            shutil.rmtree(stale, ignore_errors=True)
+    partial = folder / f".{key}.partial"
+    partial.mkdir(parents=True, exist_ok=True)
+    for name, frame in frames.items():
+        frame.write_parquet(partial / f"{name}.parquet")
+    partial.rename(here)
+    log.info("diagnosis index rows cached in %s", here)
+    return frames

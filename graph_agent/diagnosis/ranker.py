@@ -1,0 +1,143 @@
+"""Ranking diseases for a patient's observed and excluded HPO terms, each entry with its evidence.
+
+Every disease record with annotations is scored (:mod:`biokg.graph_agent.diagnosis.scoring`);
+records the bridge joins (OMIM ↔ Orphanet ↔ MONDO) are then ranked once, at their best record's
+score, the entry listing every id it stands for and the SAME_AS edges that joined them. Each
+entry cites, per patient term, the disease term it met (with the annotation edge and its source
+record), the common ancestor and the contribution; excluded terms likewise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from biokg.graph_agent.diagnosis.index import Annotation, PhenotypeIndex
+from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, Scorer, TermMatch
+
+#: How many entries a ranking lists unless asked otherwise.
+DEFAULT_TOP = 20
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One patient term's part in a disease's score."""
+
+    term: str
+    term_name: str | None
+    excluded: bool
+    contribution: float
+    ancestor: str | None = None
+    ancestor_name: str | None = None
+    disease_term: str | None = None
+    disease_term_name: str | None = None
+    frequency: float | None = None
+    edge: str | None = None
+    source_record: str | None = None
+
+
+@dataclass(frozen=True)
+class RankedDisease:
+    """One entry of a ranking: a disease (and its bridged twins), its score and evidence."""
+
+    rank: int
+    id: str
+    name: str | None
+    ids: list[str]
+    score: float
+    evidence: list[Evidence]
+    bridge: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A ranking for one case, with the terms the hierarchy did not know."""
+
+    method: str
+    observed: list[str]
+    excluded: list[str]
+    unknown: list[str]
+    ranking: list[RankedDisease]
+
+
+class DiagnosisRanker:
+    """Ranks the diseases of one index with one scorer."""
+
+    def __init__(self, index: PhenotypeIndex, scorer: Scorer | None = None) -> None:
+        self.index = index
+        self.scorer = scorer or LikelihoodRatio()
+
+    def rank(
+        self, observed: list[str], excluded: list[str] = (), *, top: int = DEFAULT_TOP
+    ) -> Diagnosis:
+        """The ``top`` best entries for a case (ids the hierarchy lacks are listed as unknown
+        and not scored)."""
+        seen, unknown_seen = self.index.known(list(dict.fromkeys(observed)))
+        absent, unknown_absent = self.index.known(list(dict.fromkeys(excluded)))
+        absent = [x for x in absent if x not in seen]
+        scores = self.scorer.score(self.index, seen, absent)
+        order = np.argsort(-scores, kind="stable")
+        entries: list[RankedDisease] = []
+        done: set[str] = set()
+        for d in order:
+            if len(entries) >= top:
+                break
+            disease = self.index.diseases[d]
+            if disease in done:
+                continue
+            ids = self.index.twins.get(disease, [disease])
+            done.update(ids)
+            matches = self.scorer.explain(self.index, int(d), seen, absent)
+            entries.append(
+                RankedDisease(
+                    rank=len(entries) + 1,
+                    id=disease,
+                    name=self.index.disease_names[d],
+                    ids=ids,
+                    score=round(float(scores[d]), 4),
+                    evidence=[self._evidence(int(d), m) for m in matches],
+                    bridge=self.index.bridge_edges.get(disease, []),
+                )
+            )
+        return Diagnosis(
+            method=self.scorer.name,
+            observed=[self.index.terms[q] for q in seen],
+            excluded=[self.index.terms[x] for x in absent],
+            unknown=unknown_seen + unknown_absent,
+            ranking=entries,
+        )
+
+    def _evidence(self, disease: int, match: TermMatch) -> Evidence:
+        index = self.index
+        base = Evidence(
+            term=index.terms[match.term],
+            term_name=index.term_names[match.term],
+            excluded=match.excluded,
+            contribution=round(match.value, 4),
+        )
+        if match.ancestor is None:
+            return base
+        note = self._annotation(disease, match)
+        return Evidence(
+            **{
+                **base.__dict__,
+                "ancestor": index.terms[match.ancestor],
+                "ancestor_name": index.term_names[match.ancestor],
+                "disease_term": index.terms[note.term],
+                "disease_term_name": index.term_names[note.term],
+                "frequency": note.frequency,
+                "edge": note.edge,
+                "source_record": note.source_record,
+            }
+        )
+
+    def _annotation(self, disease: int, match: TermMatch) -> Annotation:
+        """The disease's annotation through which the term met it: at or below the common
+        ancestor; the patient's own term first, then the most frequent, then the nearest."""
+        index = self.index
+        under = [n for n in index.profiles[disease] if match.ancestor in index.closure_sets[n.term]]
+        return max(
+            under,
+            key=lambda n: (n.term == match.term, n.frequency, -len(index.closures[n.term])),
+        )

@@ -1,0 +1,217 @@
+"""How a disease is scored against a patient's observed and excluded HPO terms.
+
+Three scorers share one kernel: for each patient term q, the columns of its closure (q and its
+ancestors) are sliced from a diseases × terms matrix, each column a gives a candidate value, and
+the best column is the common ancestor through which q meets the disease.
+
+* :class:`ExactIC` (the naive baseline): the IC of q where the disease is annotated with exactly
+  q; nothing else.
+* :class:`ResnikBMA` (Phenomizer, Köhler et al. 2009): q meets the disease at its most
+  informative common ancestor with any of the disease's terms (``IC(MICA)``); the score is the
+  symmetric best-match average, patient → disease and disease → patient. Excluded terms are not
+  used.
+* :class:`LikelihoodRatio` (LIRICAL, Robinson et al. 2020): ``ln LR`` of each observed term,
+  the frequency of the term (or of the common ancestor it meets, with a penalty for meeting it
+  only there) in the disease over its background frequency among all diseases; an excluded term
+  adds ``ln((1 - f) / (1 - background))``, f its frequency in the disease. Terms add up.
+
+Contributions are in the scorer's own units: nats of information content (ExactIC, ResnikBMA) or
+of likelihood ratio (LikelihoodRatio).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from biokg.graph_agent.diagnosis.index import PhenotypeIndex
+
+#: LikelihoodRatio: the factor on a term's likelihood when it meets the disease only through a
+#: more general common ancestor (an annotation that stops above the patient's term, or none
+#: nearer than a far ancestor). Measured on the development cases (docs/decisions/0021).
+ANCESTOR_PENALTY = 0.01
+#: LikelihoodRatio: the factor on a term's likelihood when the disease is annotated only with
+#: more specific terms than the patient's (implied by the propagation rule, not stated).
+IMPLIED_PENALTY = 0.02
+#: LikelihoodRatio: the least probability that a disease's "always present" feature is missing
+#: in one patient (annotations are incomplete and patients are reported partially).
+ABSENCE_FLOOR = 0.8
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """How one patient term met one disease: through ``ancestor``, worth ``value``."""
+
+    term: int
+    ancestor: int | None
+    value: float
+    excluded: bool = False
+
+
+class Scorer(ABC):
+    """Scores every disease of an index for one case; explains one disease's score."""
+
+    name: str = ""
+    #: the value of a term that meets the disease nowhere
+    no_match = 0.0
+
+    def score(self, index: PhenotypeIndex, observed: list[int], excluded: list[int]) -> np.ndarray:
+        """One score per disease of ``index`` (higher fits better)."""
+        n = len(index.diseases)
+        per_term = np.zeros((n, len(observed)))
+        for i, q in enumerate(observed):
+            cols = index.closures[q]
+            exact = index.direct_columns[:, [q]].toarray().ravel()
+            values = self.candidates(index, index.F[:, cols].toarray(), cols, q, exact)
+            per_term[:, i] = values.max(axis=1)
+        against = np.zeros((n, len(excluded)))
+        for j, x in enumerate(excluded):
+            against[:, j] = self.against(index, index.F[:, [x]].toarray().ravel(), x)
+        return self.combine(index, per_term, against, observed)
+
+    def explain(
+        self, index: PhenotypeIndex, disease: int, observed: list[int], excluded: list[int]
+    ) -> list[TermMatch]:
+        """Each observed term's best common ancestor with ``disease`` and its value, then each
+        excluded term's value (the same numbers :meth:`score` adds up)."""
+        matches = []
+        row = _dense_row(index.F_rows, disease)
+        direct = _dense_row(index.direct, disease)
+        for q in observed:
+            cols = index.closures[q]
+            values = self.candidates(index, row[cols][None, :], cols, q, direct[[q]])[0]
+            best = int(values.argmax())
+            met = bool(np.isfinite(values[best]) and values[best] != self.no_match)
+            value = float(values[best]) if np.isfinite(values[best]) else self.no_match
+            matches.append(TermMatch(q, int(cols[best]) if met else None, value))
+        for x in excluded:
+            f = row[x]
+            value = float(self.against(index, np.array([f]), x)[0])
+            matches.append(TermMatch(x, x if f > 0 else None, value, excluded=True))
+        return matches
+
+    @abstractmethod
+    def candidates(
+        self,
+        index: PhenotypeIndex,
+        sub: np.ndarray,
+        cols: np.ndarray,
+        q: int,
+        exact: np.ndarray,
+    ) -> np.ndarray:
+        """The value of meeting ``q`` through each column of ``cols`` (rows × columns), given
+        the diseases' propagated frequencies ``sub`` of those columns and whether each disease
+        is annotated with exactly ``q`` (``exact``, one per row)."""
+
+    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int) -> np.ndarray:
+        """The value of excluded term ``x`` for diseases with frequencies ``f`` of it."""
+        return np.zeros(len(f))
+
+    def combine(
+        self,
+        index: PhenotypeIndex,
+        per_term: np.ndarray,
+        against: np.ndarray,
+        observed: list[int],
+    ) -> np.ndarray:
+        """The disease scores from the per-term values (by default their sum)."""
+        return per_term.sum(axis=1) + against.sum(axis=1)
+
+
+class ExactIC(Scorer):
+    """The naive baseline: IC summed over exact annotation matches."""
+
+    name = "exact-ic"
+
+    def candidates(
+        self,
+        index: PhenotypeIndex,
+        sub: np.ndarray,
+        cols: np.ndarray,
+        q: int,
+        exact: np.ndarray,
+    ) -> np.ndarray:
+        return np.where((exact[:, None] > 0) & (cols == q), index.ic[q], 0.0)
+
+
+class ResnikBMA(Scorer):
+    """Phenomizer's symmetric best-match average of Resnik similarity."""
+
+    name = "resnik-bma"
+
+    def candidates(
+        self,
+        index: PhenotypeIndex,
+        sub: np.ndarray,
+        cols: np.ndarray,
+        q: int,
+        exact: np.ndarray,
+    ) -> np.ndarray:
+        return np.where(sub > 0, index.ic[cols], 0.0)
+
+    def combine(
+        self,
+        index: PhenotypeIndex,
+        per_term: np.ndarray,
+        against: np.ndarray,
+        observed: list[int],
+    ) -> np.ndarray:
+        if not observed:
+            return np.zeros(per_term.shape[0])
+        met = np.zeros(len(index.terms))
+        for q in observed:
+            met[index.closures[q]] = index.ic[index.closures[q]]
+        best = np.asarray(index.closure_matrix.multiply(met).max(axis=1).todense()).ravel()
+        counts = np.maximum(np.asarray(index.direct.sum(axis=1)).ravel(), 1)
+        disease_side = (index.direct @ best) / counts
+        return 0.5 * per_term.mean(axis=1) + 0.5 * disease_side
+
+
+class LikelihoodRatio(Scorer):
+    """LIRICAL-style phenotype likelihood ratios with frequencies and excluded terms."""
+
+    name = "likelihood-ratio"
+
+    def __init__(
+        self,
+        *,
+        penalty: float = ANCESTOR_PENALTY,
+        implied: float = IMPLIED_PENALTY,
+        absence_floor: float = ABSENCE_FLOOR,
+    ) -> None:
+        self.penalty = penalty
+        self.implied = implied
+        self.absence_floor = absence_floor
+        self.no_match = float(np.log(penalty))
+
+    def candidates(
+        self,
+        index: PhenotypeIndex,
+        sub: np.ndarray,
+        cols: np.ndarray,
+        q: int,
+        exact: np.ndarray,
+    ) -> np.ndarray:
+        shift = np.where(cols == q, 0.0, np.log(self.penalty)) - np.log(index.background[cols])
+        tier = np.where((cols == q) & (exact[:, None] == 0), np.log(self.implied), 0.0)
+        with np.errstate(divide="ignore"):
+            values = np.log(sub) + shift + tier
+        return np.maximum(values, self.no_match)
+
+    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int) -> np.ndarray:
+        missing = np.maximum(1.0 - f, self.absence_floor)
+        return np.log(missing) - np.log(max(1.0 - index.background[x], self.absence_floor))
+
+
+def _dense_row(rows: sparse.csr_matrix, row: int) -> np.ndarray:
+    """One row of a CSR matrix, dense over all columns."""
+    start, stop = rows.indptr[row], rows.indptr[row + 1]
+    dense = np.zeros(rows.shape[1])
+    dense[rows.indices[start:stop]] = rows.data[start:stop]
+    return dense
+
+
+SCORERS: dict[str, type[Scorer]] = {cls.name: cls for cls in (ExactIC, ResnikBMA, LikelihoodRatio)}
