@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import statistics
+import time
 from dataclasses import asdict
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from biokg.cli import console, handle_errors
+from biokg.cli import console, err_console, handle_errors
 from biokg.errors import AgentInputError
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
@@ -55,7 +57,9 @@ def diagnose_command(
 
 
 def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
-    """One ranking a line for each case of ``cases`` (score_dx.py's interface)."""
+    """One ranking a line for each case of ``cases`` (score_dx.py's interface); the time per
+    case (ranking and evidence, without loading the index) goes to stderr."""
+    times = []
     with cases.open(encoding="utf-8") as lines, out.open("w", encoding="utf-8") as sink:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -67,8 +71,15 @@ def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
                 raise AgentInputError(
                     f"{cases}:{number}: expected {{id, observed: [...], excluded: [...]}}: {err}"
                 ) from err
+            started = time.perf_counter()
             diagnosis = ranker.rank(observed, excluded, top=top)
+            times.append(time.perf_counter() - started)
             sink.write(json.dumps({"id": case.get("id"), **asdict(diagnosis)}) + "\n")
+    if times:
+        err_console.print(
+            f"{len(times)} cases ranked: {1000 * statistics.median(times):.1f} ms a case (p50), "
+            f"{1000 * max(times):.1f} ms at most"
+        )
 
 
 def _print(diagnosis: Diagnosis) -> None:

@@ -25,15 +25,18 @@ from scipy import sparse
 
 from biokg.graph_agent.ranking import frequency
 
-#: Frequency of an annotation without a frequency qualifier. LIRICAL assumes such a feature is
-#: always present; measured on the development cases (docs/decisions/0021), 1.0 ranked best.
-MISSING_FREQUENCY = 1.0
+#: Frequency of an annotation without a frequency qualifier (most OMIM lines): neither always
+#: nor rarely present. LIRICAL assumes 1.0; on the development cases 0.5 ranked better
+#: (docs/decisions/0021-differential-diagnosis.md).
+MISSING_FREQUENCY = 0.5
 
 
 @dataclass(frozen=True)
 class Annotation:
-    """One disease → phenotype edge as the ranker cites it."""
+    """One disease → phenotype edge as the ranker cites it (``disease``: the record it starts
+    from, one of the entry's twins)."""
 
+    disease: str
     term: int
     frequency: float
     edge: str
@@ -69,6 +72,9 @@ class PhenotypeIndex:
         self.direct_columns = self.direct.tocsc()
         self.term_index = {t: i for i, t in enumerate(self.terms)}
         self.disease_index = {d: i for i, d in enumerate(self.diseases)}
+        for d, i in list(self.disease_index.items()):
+            for twin in self.twins.get(d, []):
+                self.disease_index.setdefault(twin, i)
         self.closure_sets = [frozenset(c.tolist()) for c in self.closures]
 
     def known(self, ids: list[str]) -> tuple[list[int], list[str]]:
@@ -82,35 +88,44 @@ def build_index(
     hierarchy: pl.DataFrame,
     annotations: pl.DataFrame,
     twins: pl.DataFrame,
+    *,
+    merge_twins: bool = True,
 ) -> PhenotypeIndex:
     """The index from the graph's rows: ``terms`` (id, name), ``hierarchy`` (child, parent),
     ``annotations`` (disease, name, term, frequency, negated, edge, source_record) and ``twins``
-    (subject, object, edge, source_record)."""
+    (subject, object, edge, source_record).
+
+    With ``merge_twins`` a disease is the set of records the bridge joins, its profile the union
+    of their annotations (OMIM's and Orphanet's curations of one disease complete each other);
+    without, each record is scored alone and the ranking keeps its best record."""
     ids = terms["id"].to_list()
     index = {t: i for i, t in enumerate(ids)}
     closures = _closures(len(ids), hierarchy, index)
     kept = annotations.filter(pl.col("term").is_in(ids))
-    diseases = kept["disease"].unique(maintain_order=True).sort().to_list()
+    groups, bridge = _twin_groups(twins)
+    records = kept["disease"].unique().sort().to_list()
+    key = {r: groups.get(r, [r])[0] if merge_twins else r for r in records}
+    diseases = sorted(set(key.values()))
     names = dict(zip(kept["disease"], kept["name"], strict=True))
     d_index = {d: i for i, d in enumerate(diseases)}
     profiles: list[list[Annotation]] = [[] for _ in diseases]
     absent: list[list[Annotation]] = [[] for _ in diseases]
     for row in kept.iter_rows(named=True):
         f = MISSING_FREQUENCY if row["frequency"] is None else frequency(row["frequency"])
-        note = Annotation(index[row["term"]], f, row["edge"], row["source_record"])
-        (absent if row["negated"] or f == 0 else profiles)[d_index[row["disease"]]].append(note)
+        note = Annotation(row["disease"], index[row["term"]], f, row["edge"], row["source_record"])
+        group = d_index[key[row["disease"]]]
+        (absent if row["negated"] or f == 0 else profiles)[group].append(note)
     F = _propagated(profiles, closures, len(ids))
     counts = np.asarray((F > 0).sum(axis=0)).ravel()
     n = max(len(diseases), 1)
     ic = -np.log(np.maximum(counts, 1) / n)
     background = np.maximum(np.asarray(F.sum(axis=0)).ravel() / n, 1 / (2 * n))
-    groups, bridge = _twin_groups(twins)
     return PhenotypeIndex(
         terms=ids,
         term_names=terms["name"].to_list(),
         closures=closures,
         diseases=diseases,
-        disease_names=[names.get(d) for d in diseases],
+        disease_names=[_name(d, groups, names) for d in diseases],
         profiles=profiles,
         absent=absent,
         twins=groups,
@@ -121,6 +136,11 @@ def build_index(
         background=background,
         closure_matrix=_closure_matrix(closures, len(ids)),
     )
+
+
+def _name(disease: str, groups: dict[str, list[str]], names: dict[str, str | None]) -> str | None:
+    """A disease's name: its first record's with a name (OMIM's before Orphanet's)."""
+    return next((names[r] for r in groups.get(disease, [disease]) if names.get(r)), None)
 
 
 def _closures(n: int, hierarchy: pl.DataFrame, index: dict[str, int]) -> list[np.ndarray]:

@@ -1,18 +1,21 @@
 """Ranking diseases for a patient's observed and excluded HPO terms, each entry with its evidence.
 
-Every disease record with annotations is scored (:mod:`biokg.graph_agent.diagnosis.scoring`);
-records the bridge joins (OMIM ↔ Orphanet ↔ MONDO) are then ranked once, at their best record's
-score, the entry listing every id it stands for and the SAME_AS edges that joined them. Each
+Every disease is scored (:mod:`biokg.graph_agent.diagnosis.scoring`); records the bridge joins
+(OMIM ↔ Orphanet ↔ MONDO) are one disease with their annotations pooled
+(:func:`~biokg.graph_agent.diagnosis.index.build_index`), ranked once, the entry listing every
+id it stands for and the SAME_AS edges that joined them. Each
 entry cites, per patient term, the disease term it met (with the annotation edge and its source
 record), the common ancestor and the contribution; excluded terms likewise.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.index import Annotation, PhenotypeIndex
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, Scorer, TermMatch
 
@@ -22,7 +25,8 @@ DEFAULT_TOP = 20
 
 @dataclass(frozen=True)
 class Evidence:
-    """One patient term's part in a disease's score."""
+    """One patient term's part in a disease's score: the disease term it met (``disease`` is
+    the record whose ``edge`` states it), the common ancestor, the contribution in nats."""
 
     term: str
     term_name: str | None
@@ -32,6 +36,7 @@ class Evidence:
     ancestor_name: str | None = None
     disease_term: str | None = None
     disease_term_name: str | None = None
+    disease: str | None = None
     frequency: float | None = None
     edge: str | None = None
     source_record: str | None = None
@@ -39,7 +44,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class RankedDisease:
-    """One entry of a ranking: a disease (and its bridged twins), its score and evidence."""
+    """One entry of a ranking: a disease (and its bridged twins), its score and evidence
+    (``rank`` 0: explained on request, not ranked)."""
 
     rank: int
     id: str
@@ -69,13 +75,11 @@ class DiagnosisRanker:
         self.scorer = scorer or LikelihoodRatio()
 
     def rank(
-        self, observed: list[str], excluded: list[str] = (), *, top: int = DEFAULT_TOP
+        self, observed: Sequence[str], excluded: Sequence[str] = (), *, top: int = DEFAULT_TOP
     ) -> Diagnosis:
         """The ``top`` best entries for a case (ids the hierarchy lacks are listed as unknown
         and not scored)."""
-        seen, unknown_seen = self.index.known(list(dict.fromkeys(observed)))
-        absent, unknown_absent = self.index.known(list(dict.fromkeys(excluded)))
-        absent = [x for x in absent if x not in seen]
+        seen, absent, unknown = self._case(observed, excluded)
         scores = self.scorer.score(self.index, seen, absent)
         order = np.argsort(-scores, kind="stable")
         entries: list[RankedDisease] = []
@@ -83,29 +87,55 @@ class DiagnosisRanker:
         for d in order:
             if len(entries) >= top:
                 break
-            disease = self.index.diseases[d]
-            if disease in done:
-                continue
-            ids = self.index.twins.get(disease, [disease])
-            done.update(ids)
-            matches = self.scorer.explain(self.index, int(d), seen, absent)
-            entries.append(
-                RankedDisease(
-                    rank=len(entries) + 1,
-                    id=disease,
-                    name=self.index.disease_names[d],
-                    ids=ids,
-                    score=round(float(scores[d]), 4),
-                    evidence=[self._evidence(int(d), m) for m in matches],
-                    bridge=self.index.bridge_edges.get(disease, []),
-                )
-            )
+            if self.index.diseases[d] not in done:
+                entry = self._entry(int(d), float(scores[d]), seen, absent, len(entries) + 1)
+                done.update(entry.ids)
+                entries.append(entry)
         return Diagnosis(
             method=self.scorer.name,
             observed=[self.index.terms[q] for q in seen],
             excluded=[self.index.terms[x] for x in absent],
-            unknown=unknown_seen + unknown_absent,
+            unknown=unknown,
             ranking=entries,
+        )
+
+    def explain(
+        self, disease: str, observed: Sequence[str], excluded: Sequence[str] = ()
+    ) -> RankedDisease:
+        """One disease's score and evidence for a case, wherever it ranks (``rank`` 0).
+
+        Raises:
+            EntityNotFoundError: the disease has no phenotype annotations in the graph.
+        """
+        if disease not in self.index.disease_index:
+            raise EntityNotFoundError(f"{disease} has no HAS_PHENOTYPE annotations in the graph")
+        seen, absent, _ = self._case(observed, excluded)
+        d = self.index.disease_index[disease]
+        score = float(self.scorer.score(self.index, seen, absent)[d])
+        return self._entry(d, score, seen, absent, 0)
+
+    def _case(
+        self, observed: Sequence[str], excluded: Sequence[str]
+    ) -> tuple[list[int], list[int], list[str]]:
+        """Observed and excluded term indices (a term both observed and excluded counts as
+        observed), and the ids the hierarchy lacks."""
+        seen, unknown_seen = self.index.known(list(dict.fromkeys(observed)))
+        absent, unknown_absent = self.index.known(list(dict.fromkeys(excluded)))
+        return seen, [x for x in absent if x not in seen], unknown_seen + unknown_absent
+
+    def _entry(
+        self, d: int, score: float, seen: list[int], absent: list[int], rank: int
+    ) -> RankedDisease:
+        disease = self.index.diseases[d]
+        matches = self.scorer.explain(self.index, d, seen, absent)
+        return RankedDisease(
+            rank=rank,
+            id=disease,
+            name=self.index.disease_names[d],
+            ids=self.index.twins.get(disease, [disease]),
+            score=round(score, 4),
+            evidence=[self._evidence(d, m) for m in matches],
+            bridge=self.index.bridge_edges.get(disease, []),
         )
 
     def _evidence(self, disease: int, match: TermMatch) -> Evidence:
@@ -126,6 +156,7 @@ class DiagnosisRanker:
                 "ancestor_name": index.term_names[match.ancestor],
                 "disease_term": index.terms[note.term],
                 "disease_term_name": index.term_names[note.term],
+                "disease": note.disease,
                 "frequency": note.frequency,
                 "edge": note.edge,
                 "source_record": note.source_record,

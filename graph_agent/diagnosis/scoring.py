@@ -31,13 +31,15 @@ from biokg.graph_agent.diagnosis.index import PhenotypeIndex
 
 #: LikelihoodRatio: the factor on a term's likelihood when it meets the disease only through a
 #: more general common ancestor (an annotation that stops above the patient's term, or none
-#: nearer than a far ancestor). Measured on the development cases (docs/decisions/0021).
+#: nearer than a far ancestor). Measured: docs/decisions/0021-differential-diagnosis.md.
 ANCESTOR_PENALTY = 0.01
 #: LikelihoodRatio: the factor on a term's likelihood when the disease is annotated only with
 #: more specific terms than the patient's (implied by the propagation rule, not stated).
 IMPLIED_PENALTY = 0.02
-#: LikelihoodRatio: the least probability that a disease's "always present" feature is missing
-#: in one patient (annotations are incomplete and patients are reported partially).
+#: LikelihoodRatio: the least probability that a disease's feature is missing in one patient.
+#: Published cases list as excluded mostly the features their diagnosis is known for, so a
+#: strong penalty ranks the true disease lower; 0.8 keeps exclusions as weak evidence against
+#: (measured: docs/decisions/0021-differential-diagnosis.md).
 ABSENCE_FLOOR = 0.8
 
 

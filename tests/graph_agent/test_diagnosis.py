@@ -1,0 +1,109 @@
+"""The diagnosis ranker on the session graph (the full offline HPO release, bridged by MONDO),
+read through the real driver: hierarchy matching, exclusions, twins, and cited edges that exist.
+
+Terms: HP:0001250 Seizure, HP:0007359 Focal-onset seizure (its child), HP:0001166
+Arachnodactyly, HP:0001083 Ectopia lentis, HP:0002616 Aortic root aneurysm. OMIM:154700 Marfan
+syndrome and ORPHA:558 are one disease (MONDO:0007947), joined by the bridge.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from biokg.graph_agent.diagnosis.index import PhenotypeIndex
+from biokg.graph_agent.diagnosis.load import phenotype_index
+from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
+from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, ResnikBMA
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+SEIZURE, FOCAL = "HP:0001250", "HP:0007359"
+MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
+MARFAN = "OMIM:154700"
+
+
+@pytest.fixture(scope="module")
+def index(agent_graph: GraphStore, settings: Settings) -> PhenotypeIndex:
+    return phenotype_index(agent_graph, settings.cache_dir)
+
+
+def test_a_child_term_meets_its_parents_annotation_with_the_parents_ic(
+    index: PhenotypeIndex, agent_graph: GraphStore
+) -> None:
+    seizure, focal = index.term_index[SEIZURE], index.term_index[FOCAL]
+    # a disease annotated with Seizure itself and with nothing at or below Focal-onset seizure
+    disease = next(
+        d
+        for d, profile in enumerate(index.profiles)
+        if any(n.term == seizure for n in profile) and index.F[d, focal] == 0
+    )
+    entry = DiagnosisRanker(index, ResnikBMA()).explain(index.diseases[disease], [FOCAL])
+    (evidence,) = entry.evidence
+    assert (evidence.ancestor, evidence.disease_term) == (SEIZURE, SEIZURE)
+    # the ancestor's IC, counted here from the graph: diseases annotated at or below Seizure
+    below = agent_graph.read(
+        "MATCH (p:Phenotype)-[:IS_A*0..20]->(:Phenotype {id: $id}) RETURN collect(p.id) AS ids",
+        {"id": SEIZURE},
+    )[0]["ids"]
+    counts = agent_graph.read(
+        "MATCH (d:Disease)-[r:HAS_PHENOTYPE]->(p:Phenotype) WHERE r.negated = false "
+        "RETURN count(DISTINCT d) AS all, count(DISTINCT CASE WHEN p.id IN $ids THEN d END) AS n",
+        {"ids": below},
+    )[0]
+    assert evidence.contribution == pytest.approx(-math.log(counts["n"] / counts["all"]), abs=0.02)
+    assert evidence.contribution > index.ic[index.term_index["HP:0000118"]]
+
+
+def test_an_excluded_feature_lowers_a_disease_that_has_it(index: PhenotypeIndex) -> None:
+    ranker = DiagnosisRanker(index, LikelihoodRatio())
+    marfan = index.profiles[index.disease_index[MARFAN]]
+    # Marfan's most frequent feature that is rare among diseases and not asked about
+    feature = max(
+        (n for n in marfan if index.background[n.term] < 0.05),
+        key=lambda n: (n.frequency, -index.background[n.term]),
+    )
+    excluded = index.terms[feature.term]
+    before = ranker.explain(MARFAN, MARFAN_FEATURES)
+    after = ranker.explain(MARFAN, MARFAN_FEATURES, [excluded])
+    assert after.score < before.score
+    (against,) = [e for e in after.evidence if e.excluded]
+    assert against.term == excluded and against.edge == feature.edge
+    assert against.contribution == pytest.approx(after.score - before.score, abs=1e-3)
+
+
+def test_bridged_twins_are_ranked_once(index: PhenotypeIndex) -> None:
+    ranking = DiagnosisRanker(index).rank(MARFAN_FEATURES, top=20).ranking
+    entries = [e for e in ranking if MARFAN in e.ids]
+    assert len(entries) == 1 and entries[0].rank <= 3
+    assert {"OMIM:154700", "ORPHA:558"} <= set(entries[0].ids)
+    # one profile: the evidence cites the edges of both records
+    assert {ev.disease for ev in entries[0].evidence} == {"OMIM:154700", "ORPHA:558"}
+    ids = [i for e in ranking for i in e.ids]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_cited_edge_is_in_the_graph(index: PhenotypeIndex, agent_graph: GraphStore) -> None:
+    ranking = DiagnosisRanker(index).rank(MARFAN_FEATURES, [SEIZURE], top=10).ranking
+    cited = {
+        (ev.disease, ev.disease_term, ev.edge, ev.source_record)
+        for e in ranking
+        for ev in e.evidence
+        if ev.edge
+    }
+    assert len(cited) >= 20
+    rows = agent_graph.read(
+        "UNWIND $rows AS row "
+        "MATCH (:Disease {id: row.d})-[r:HAS_PHENOTYPE]->(:Phenotype {id: row.t}) "
+        "WHERE r.id = row.e RETURN row.d AS d, row.t AS t, r.id AS e, r.source_record AS rec",
+        {"rows": [{"d": d, "t": t, "e": e} for d, t, e, _ in cited]},
+    )
+    assert {(r["d"], r["t"], r["e"], r["rec"]) for r in rows} == cited
+    bridge = {(b["subject"], b["object"], b["edge"]) for e in ranking for b in e.bridge}
+    found = agent_graph.read(
+        "UNWIND $rows AS row MATCH (:Disease {id: row.s})-[r:SAME_AS]->(:Disease {id: row.o}) "
+        "WHERE r.id = row.e RETURN r.id AS e",
+        {"rows": [{"s": s, "o": o, "e": e} for s, o, e in bridge]},
+    )
+    assert bridge and {r["e"] for r in found} == {b[2] for b in bridge}

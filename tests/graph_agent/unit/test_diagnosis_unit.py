@@ -1,0 +1,94 @@
+"""The diagnosis scorers on a five-term hierarchy built by hand (no graph engine).
+
+    R (root)
+    ├── A ── B
+    └── C
+D1 has B (very frequent, 0.9), D2 has C, D3 has A (1/2); D1 and D2' are bridged twins.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from biokg.graph_agent.diagnosis.index import build_index
+from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
+from biokg.graph_agent.diagnosis.scoring import ExactIC, LikelihoodRatio, ResnikBMA
+
+pytestmark = pytest.mark.unit
+
+TERMS = pl.DataFrame({"id": ["R", "A", "B", "C"], "name": ["root", "a", "b", "c"]})
+HIERARCHY = pl.DataFrame({"child": ["A", "B", "C"], "parent": ["R", "A", "R"]})
+ANNOTATIONS = pl.DataFrame(
+    {
+        "disease": ["D1", "D2", "D3", "D4"],
+        "name": ["one", "two", "three", "four"],
+        "term": ["B", "C", "A", "C"],
+        "frequency": ["HP:0040281", None, "1/2", "0/3"],
+        "negated": [False, False, False, False],
+        "edge": ["e1", "e2", "e3", "e4"],
+        "source_record": ["phenotype.hpoa#L1", "#L2", "#L3", "#L4"],
+    }
+)
+TWINS = pl.DataFrame(
+    {"subject": ["D2"], "object": ["X9"], "edge": ["s1"], "source_record": ["sssom:1"]}
+)
+
+
+@pytest.fixture(scope="module")
+def index():
+    return build_index(TERMS, HIERARCHY, ANNOTATIONS, TWINS)
+
+
+def test_closures_and_propagated_frequencies(index) -> None:
+    t = index.term_index
+    assert sorted(index.terms[i] for i in index.closures[t["B"]]) == ["A", "B", "R"]
+    d1 = index.disease_index["D1"]
+    # D1's B at 0.9 propagates to A and R; D3's A (1/2) does not reach B
+    assert index.F[d1, t["A"]] == pytest.approx(0.9)
+    assert index.F[index.disease_index["D3"], t["B"]] == 0
+    # D4's 0/3 is an absent feature, not an annotation
+    assert index.profiles[index.disease_index["D4"]] == []
+    assert index.absent[index.disease_index["D4"]][0].edge == "e4"
+
+
+def test_information_content_counts_diseases_at_or_below(index) -> None:
+    # A: D1 (through B) and D3 of the 4 diseases; C: D2 only (D4's C is absent)
+    assert index.ic[index.term_index["A"]] == pytest.approx(-math.log(2 / 4))
+    assert index.ic[index.term_index["C"]] == pytest.approx(-math.log(1 / 4))
+
+
+def test_a_child_term_meets_its_parents_annotation_with_the_parents_ic(index) -> None:
+    ranking = DiagnosisRanker(index, ResnikBMA()).rank(["B"], top=4).ranking
+    d3 = next(e for e in ranking if e.id == "D3")
+    (evidence,) = d3.evidence
+    assert (evidence.ancestor, evidence.disease_term, evidence.edge) == ("A", "A", "e3")
+    assert evidence.contribution == pytest.approx(index.ic[index.term_index["A"]], abs=1e-4)
+
+
+def test_exact_ic_counts_exact_annotations_only(index) -> None:
+    scores = ExactIC().score(index, [index.term_index["A"]], [])
+    assert scores[index.disease_index["D3"]] == pytest.approx(math.log(2))
+    assert scores[index.disease_index["D1"]] == 0  # D1 has B, below A: not exact
+
+
+def test_an_excluded_term_lowers_the_disease_that_has_it(index) -> None:
+    ranker = DiagnosisRanker(index, LikelihoodRatio())
+    before = {e.id: e.score for e in ranker.rank(["R"], top=4).ranking}
+    after = {e.id: e for e in ranker.rank(["R"], ["B"], top=4).ranking}
+    # D1 has B (0.9), D3 does not: the gap between them grows by the weight of the exclusion
+    assert after["D1"].score - after["D3"].score < before["D1"] - before["D3"]
+    (against_d1,) = [e for e in after["D1"].evidence if e.excluded]
+    (against_d3,) = [e for e in after["D3"].evidence if e.excluded]
+    assert against_d1.edge == "e1" and against_d3.edge is None
+    assert against_d1.contribution < against_d3.contribution
+
+
+def test_twins_are_one_entry_listing_every_id(index) -> None:
+    ranking = DiagnosisRanker(index, LikelihoodRatio()).rank(["C"], top=10).ranking
+    entry = next(e for e in ranking if "D2" in e.ids)
+    assert entry.ids == ["D2", "X9"]
+    assert entry.bridge[0]["edge"] == "s1"
+    assert sum("D2" in e.ids for e in ranking) == 1
