@@ -64,6 +64,8 @@ class PhenotypeIndex:
     term_index: dict[str, int] = field(default_factory=dict, repr=False)
     disease_index: dict[str, int] = field(default_factory=dict, repr=False)
     closure_sets: list[frozenset[int]] = field(default_factory=list, repr=False)
+    #: matrices a scorer derives once per index (by name)
+    derived: dict[str, sparse.spmatrix] = field(default_factory=dict, repr=False)
     F_rows: sparse.csr_matrix = field(default=None, repr=False)  # type: ignore[assignment]
     direct_columns: sparse.csc_matrix = field(default=None, repr=False)  # type: ignore[assignment]
 

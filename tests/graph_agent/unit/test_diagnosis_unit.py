@@ -92,3 +92,17 @@ def test_twins_are_one_entry_listing_every_id(index) -> None:
     assert entry.ids == ["D2", "X9"]
     assert entry.bridge[0]["edge"] == "s1"
     assert sum("D2" in e.ids for e in ranking) == 1
+
+
+@pytest.mark.parametrize("term", ["R", "A", "B", "C"])
+def test_likelihood_ratio_fast_path_equals_its_candidates(index, term) -> None:
+    scorer = LikelihoodRatio()
+    q = index.term_index[term]
+    generic = super(LikelihoodRatio, scorer).term_values(index, q)
+    assert scorer.term_values(index, q) == pytest.approx(generic)
+
+
+def test_the_evidence_adds_up_to_the_score(index) -> None:
+    ranking = DiagnosisRanker(index, LikelihoodRatio()).rank(["B", "C"], ["A"], top=4).ranking
+    for entry in ranking:
+        assert sum(e.contribution for e in entry.evidence) == pytest.approx(entry.score, abs=1e-3)
