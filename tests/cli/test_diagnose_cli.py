@@ -1,0 +1,50 @@
+"""``biokg diagnose`` on the session's agent graph: one case from the command line, and a batch
+in score_dx.py's interface (JSONL in, one ranking a line out)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from biokg.cli.app import app
+from biokg.settings import Settings
+from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
+
+runner = CliRunner()
+#: Arachnodactyly, Ectopia lentis, Aortic root aneurysm: Marfan syndrome (OMIM:154700)
+MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
+
+
+def test_batch_writes_one_ranking_a_line_with_twins_and_unknown_terms(
+    agent_graph: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        json.dumps({"id": "a", "observed": MARFAN_FEATURES, "excluded": ["HP:0001250"]})
+        + "\n\n"
+        + json.dumps({"id": "b", "observed": ["HP:9999999"]})
+        + "\n"
+    )
+    out = tmp_path / "rankings.jsonl"
+    result = runner.invoke(
+        app,
+        ["diagnose", "--cases", str(cases), "--out", str(out), "--top", "5"],
+        env=settings_env(settings),
+    )
+    assert result.exit_code == 0, result.output
+    first, second = (json.loads(line) for line in out.read_text().splitlines())
+    assert first["id"] == "a" and len(first["ranking"]) == 5
+    marfan = next(e for e in first["ranking"] if "OMIM:154700" in e["ids"])
+    assert "ORPHA:558" in marfan["ids"] and marfan["evidence"][0]["edge"]
+    assert first["excluded"] == ["HP:0001250"]
+    # a term the hierarchy lacks is reported, not scored
+    assert second["unknown"] == ["HP:9999999"] and second["observed"] == []
+
+
+def test_neither_terms_nor_cases_is_a_one_line_error(settings: Settings) -> None:
+    result = runner.invoke(app, ["diagnose"], env=settings_env(settings))
+    assert result.exit_code == 1
+    assert "give HPO terms, or --cases FILE --out FILE" in result.output
