@@ -87,11 +87,11 @@ def export_rdf(
     """
     if fmt not in FORMATS:
         raise AgentInputError(f"unknown RDF format {fmt!r}; use one of {', '.join(FORMATS)}")
-    writer = RdfWriter(schema, releases=_releases(store))
+    writer = RdfWriter(schema, releases=releases(store))
     truncated = False
     if seed is None:
-        edges: Iterator[dict[str, Any]] = _prefetched(_edges_by_type(store, sources))
-        nodes: Iterator[dict[str, Any]] = _spooled(store.stream(cypher.load("rdf_nodes")))
+        edges: Iterator[dict[str, Any]] = prefetched(edges_by_type(store, sources))
+        nodes: Iterator[dict[str, Any]] = spooled(store.stream(cypher.load("rdf_nodes")))
     else:
         ids, truncated = _neighbourhood(store, seed, hops)
         edges = iter(store.read(cypher.load("rdf_edges_among"), {"ids": ids, "sources": sources}))
@@ -133,7 +133,7 @@ def _write(
     return len(default) + sum(len(t) for t in named.values())
 
 
-def _edges_by_type(store: GraphStore, sources: list[str] | None) -> Iterator[dict[str, Any]]:
+def edges_by_type(store: GraphStore, sources: list[str] | None) -> Iterator[dict[str, Any]]:
     """Every edge row, one relationship type per query: each engine command stays short (the
     embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S)."""
     types = sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
@@ -143,7 +143,7 @@ def _edges_by_type(store: GraphStore, sources: list[str] | None) -> Iterator[dic
         yield from store.stream(query, {"sources": sources})
 
 
-def _prefetched(rows: Iterator[dict[str, Any]], depth: int = 40) -> Iterator[dict[str, Any]]:
+def prefetched(rows: Iterator[dict[str, Any]], depth: int = 40) -> Iterator[dict[str, Any]]:
     """``rows`` read by a worker thread up to ``depth`` batches ahead: the engine and the
     driver's decoding run while this thread writes RDF (two cores instead of one in turn).
 
@@ -167,7 +167,7 @@ def _prefetched(rows: Iterator[dict[str, Any]], depth: int = 40) -> Iterator[dic
         yield from item
 
 
-def _spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """``rows`` read to the end into a temporary file first, then yielded from it: the engine's
     command stays open only while reading (the embedded engine stops any command running past
     BIOKG_COMMAND_TIMEOUT_S, and making RDF is slower than reading), and memory stays flat."""
@@ -179,7 +179,9 @@ def _spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def _releases(store: GraphStore) -> dict[tuple[str, str], dict[str, Any]]:
+def releases(store: GraphStore) -> dict[tuple[str, str], dict[str, Any]]:
+    """The current load of each source, keyed by (infores id, version): what names and
+    describes each export's releases."""
     rows = store.read(cypher.load("rdf_releases"))
     return {(row["source"], row["version"]): row for row in rows}
 

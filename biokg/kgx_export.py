@@ -1,0 +1,280 @@
+"""``biokg export kgx``: the graph as KGX nodes and edges files for Biolink tools.
+
+KGX (https://github.com/biolink/kgx, ``specification/kgx-format.md``) is how the Biolink,
+Translator and Monarch projects exchange graphs: one record per node (``id``, ``category``,
+``name``, ...) and one per edge (``subject``, ``predicate``, ``object`` and knowledge-source
+fields), as JSON Lines or TSV. What maps to what, and why: docs/decisions/0022-kgx-export.md.
+
+* Categories and predicates come from schema/ (each label's ``category``, each relationship
+  type's ``predicate``); a label or type schema/ does not declare is an error, not a guess.
+* ``primary_knowledge_source`` is the edge's ``source`` (an infores id); ``source_record`` and
+  ``source_version`` say which record of which release; qualifiers and evidence take their
+  Biolink slot names (:data:`EDGE_SLOTS`); ``knowledge_level``/``agent_type`` follow the
+  edge's evidence codes (:data:`AUTOMATED_CODES`, :data:`CURATED_CODES`).
+* Bridges (``SAME_AS``) are edges like any other: schema/ maps them to ``biolink:same_as``.
+* ``graph_metadata.json`` names each source's release, licence and retrieval time, and counts
+  nodes per category and edges per predicate.
+
+Rows are streamed (edges one relationship type per query, read ahead by a worker thread; nodes
+spooled) and written as they come, so memory stays flat. With ``sources``, only those sources'
+edges are written, and only the nodes they touch.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from biokg import cypher
+from biokg.errors import AgentInputError
+from biokg.files import atomic_path
+from biokg.rdf import chunks
+from biokg.rdf_export import edges_by_type, prefetched, releases, spooled
+from biokg.schema import GraphSchema
+from biokg.store import GraphStore
+
+KgxFormat = Literal["jsonl", "tsv"]
+FORMATS = ("jsonl", "tsv")
+NODE_COLUMNS = ("id", "category", "name", "description", "synonym", "xref", "provided_by")
+#: Edge properties whose Biolink slot has another name (biolink-model ``Association`` slots).
+EDGE_SLOTS = {
+    "id": "id",
+    "source": "primary_knowledge_source",
+    "evidence": "has_evidence",
+    "references": "publications",
+    "frequency": "frequency_qualifier",
+    "onset": "onset_qualifier",
+    "sex": "sex_qualifier",
+    "modifier": "clinical_modifier_qualifier",
+}
+#: Not on edge records: a release's licence and retrieval time (in graph_metadata.json, once
+#: per release) and the build's own load digest.
+RELEASE_FIELDS = ("license", "retrieved_at", "load_id")
+#: GO and HPO evidence codes made by a pipeline with no curator
+#: (https://geneontology.org/docs/guide-go-evidence-codes/; HPO annotation format, "evidence").
+AUTOMATED_CODES = frozenset({"IEA"})
+#: Evidence codes a curator assigned (experimental, phylogenetic, computational-reviewed,
+#: author and curator statements; HPO's PCS and TAS).
+CURATED_CODES = frozenset(
+    "EXP IDA IPI IMP IGI IEP HTP HDA HMP HGI HEP IBA IBD IKR IRD ISS ISO ISA ISM IGC RCA "
+    "TAS NAS IC ND PCS".split()
+)
+NOT_PROVIDED = "not_provided"
+#: A multi-valued field's separator in KGX TSV.
+TSV_LIST = "|"
+BATCH_ROWS = 5_000
+
+
+@dataclass
+class KgxReport:
+    """What an export wrote, and how long it took."""
+
+    nodes: int = 0
+    edges: int = 0
+    seconds: float = 0.0
+    categories: Counter[str] = field(default_factory=Counter)
+    predicates: Counter[str] = field(default_factory=Counter)
+    #: edges per primary knowledge source
+    sources: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def edges_per_s(self) -> float:
+        """Edges written per second of the whole export (nodes and metadata included)."""
+        return self.edges / self.seconds if self.seconds else 0.0
+
+
+def edge_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
+    """An edge row (``subject``, ``type``, ``object``, ``props``) as a KGX edge record.
+
+    Raises:
+        SchemaError: the edge's type is not declared in schema/.
+    """
+    props = row["props"]
+    record: dict[str, Any] = {
+        "subject": row["subject"],
+        "predicate": schema.relationship(row["type"]).predicate,
+        "object": row["object"],
+    }
+    for key, value in props.items():
+        if value is not None and key not in RELEASE_FIELDS:
+            record[EDGE_SLOTS.get(key, key)] = value
+    record["knowledge_level"], record["agent_type"] = _knowledge_level(props.get("evidence"))
+    return record
+
+
+def _knowledge_level(codes: list[str] | None) -> tuple[str, str]:
+    """``knowledge_level`` and ``agent_type`` from evidence codes: a curator's code makes a
+    manual assertion, IEA alone an automated one; no code (or none known) says nothing."""
+    if not codes:
+        return NOT_PROVIDED, NOT_PROVIDED
+    if any(code in CURATED_CODES for code in codes):
+        return "knowledge_assertion", "manual_agent"
+    if all(code in AUTOMATED_CODES for code in codes):
+        return "knowledge_assertion", "automated_agent"
+    return NOT_PROVIDED, NOT_PROVIDED
+
+
+def node_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
+    """A node row (``id``, ``label``, ``name``, ...) as a KGX node record.
+
+    Raises:
+        SchemaError: the node's label is not declared in schema/.
+    """
+    record: dict[str, Any] = {
+        "id": row["id"],
+        "category": [schema.label(row["label"] or "").category],
+    }
+    for column, key in (
+        ("name", "name"),
+        ("description", "description"),
+        ("synonym", "synonyms"),
+        ("xref", "xrefs"),
+        ("provided_by", "sources"),
+    ):
+        if row.get(key):
+            record[column] = row[key]
+    return record
+
+
+def edge_columns(schema: GraphSchema) -> list[str]:
+    """The TSV edge header: the core KGX columns, then every edge property schema/ declares
+    under its KGX name (a TSV header is written before the first row is read)."""
+    core = ["id", "subject", "predicate", "object", "primary_knowledge_source"]
+    core += ["knowledge_level", "agent_type", "source_version", "source_record"]
+    declared = {**schema.provenance.required, **schema.provenance.optional}
+    for spec in schema.types.values():
+        declared.update(spec.properties)
+    extra = sorted({EDGE_SLOTS.get(k, k) for k in declared if k not in RELEASE_FIELDS})
+    return core + [c for c in extra if c not in core]
+
+
+class _Sink:
+    """One KGX file being written, as JSON Lines or TSV with a fixed header."""
+
+    def __init__(self, out: IO[str], fmt: KgxFormat, columns: list[str] | tuple[str, ...]):
+        self.out, self.fmt, self.columns = out, fmt, list(columns)
+        if fmt == "tsv":
+            out.write("\t".join(self.columns) + "\n")
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        if self.fmt == "jsonl":
+            self.out.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+            return
+        lines = ["\t".join(_tsv(r.get(c)) for c in self.columns) + "\n" for r in records]
+        self.out.write("".join(lines))
+
+
+def _tsv(value: Any) -> str:
+    """A value as a KGX TSV cell: lists joined by ``|``, booleans lower-case, tabs and line
+    breaks (which would break the row) as spaces."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return TSV_LIST.join(_tsv(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    return text.translate(_TSV_SPACES) if "\t" in text or "\n" in text or "\r" in text else text
+
+
+_TSV_SPACES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def export_kgx(
+    store: GraphStore,
+    schema: GraphSchema,
+    out_dir: Path,
+    *,
+    fmt: KgxFormat = "jsonl",
+    sources: list[str] | None = None,
+) -> KgxReport:
+    """Write ``nodes.<fmt>``, ``edges.<fmt>`` and ``graph_metadata.json`` into ``out_dir``
+    (each file whole or not at all).
+
+    Args:
+        sources: infores ids whose edges to export (:func:`biokg.rdf_export.source_ids`);
+            None: all. Only the nodes those edges touch are written.
+
+    Raises:
+        AgentInputError: an unknown format.
+        SchemaError: the graph holds a label or relationship type schema/ does not declare.
+        StoreError: the engine refused a read.
+    """
+    if fmt not in FORMATS:
+        raise AgentInputError(f"unknown KGX format {fmt!r}; use one of {', '.join(FORMATS)}")
+    started = time.perf_counter()
+    report = KgxReport()
+    touched: set[str] = set()
+    with _open(out_dir / f"edges.{fmt}") as out:
+        sink = _Sink(out, fmt, edge_columns(schema))
+        for batch in chunks(prefetched(edges_by_type(store, sources)), BATCH_ROWS):
+            records = [edge_record(row, schema) for row in batch]
+            sink.write(records)
+            report.predicates.update(r["predicate"] for r in records)
+            report.sources.update(r["primary_knowledge_source"] for r in records)
+            if sources is not None:
+                touched.update(r["subject"] for r in records)
+                touched.update(r["object"] for r in records)
+    with _open(out_dir / f"nodes.{fmt}") as out:
+        sink = _Sink(out, fmt, NODE_COLUMNS)
+        for batch in chunks(spooled(store.stream(cypher.load("rdf_nodes"))), BATCH_ROWS):
+            if sources is not None:  # a one-source export: only the nodes its edges touch
+                batch = [row for row in batch if row["id"] in touched]
+            records = [node_record(row, schema) for row in batch]
+            sink.write(records)
+            report.categories.update(r["category"][0] for r in records)
+    report.nodes, report.edges = report.categories.total(), report.predicates.total()
+    _write_metadata(out_dir / "graph_metadata.json", report, releases(store), fmt)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[IO[str]]:
+    """A text file at ``path``, in place only once the block ends (:func:`atomic_path`)."""
+    with atomic_path(path) as partial, partial.open("w", encoding="utf-8", newline="\n") as out:
+        yield out
+
+
+def _write_metadata(
+    path: Path,
+    report: KgxReport,
+    loads: dict[tuple[str, str], dict[str, Any]],
+    fmt: KgxFormat,
+) -> None:
+    """KGX graph-level metadata (slots of the KGX ingest-metadata schema where one fits): who
+    made the files and when, the categories and predicates used, and each source's release."""
+    exported = [row for (source, _), row in sorted(loads.items()) if source in report.sources]
+    metadata = {
+        "name": "biokg",
+        "file_created_by": f"biokg {version('biokg')}",
+        "file_creation_date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "target_format": f"KGX-{'jsonlines' if fmt == 'jsonl' else 'tsv'}",
+        "node_count": report.nodes,
+        "edge_count": report.edges,
+        "node_categories": sorted(report.categories),
+        "edge_predicates": sorted(report.predicates),
+        "node_count_by_category": dict(sorted(report.categories.items())),
+        "edge_count_by_predicate": dict(sorted(report.predicates.items())),
+        "sources": [
+            {
+                "infores": row["source"],
+                "version": row["version"],
+                "license": row["license"],
+                "retrieved_at": row["retrieved_at"],
+                "edge_count": report.sources[row["source"]],
+            }
+            for row in exported
+        ],
+    }
+    with _open(path) as out:
+        json.dump(metadata, out, indent=2)
+        out.write("\n")
