@@ -1,0 +1,66 @@
+"""Benchmark: KGX export of the whole graph (``biokg export kgx``), in edges per second.
+
+Exports the graph the environment points at (``BIOKG_HOME`` or ``BIOKG_NEO4J_URI``, as the CLI
+does; build it first, e.g. ``biokg build``) into a temporary folder, and prints nodes, edges,
+seconds and edges/s against two references: the issue's target (200,000 edges/s) and a
+baseline, reading the same edge rows from the engine without writing anything (what the export
+cannot go below).
+
+    python benchmarks/bench_kgx.py [--format jsonl|tsv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from biokg.kgx_export import FORMATS, export_kgx
+from biokg.rdf_export import edges_by_type
+from biokg.schema import load_schema
+from biokg.settings import Settings
+from biokg.store import GraphStore
+
+#: Issue 27: "Export rate >= 200,000 edges/s for both formats on this machine".
+TARGET_EDGES_PER_S = 200_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--format", default="jsonl", choices=FORMATS)
+    args = parser.parse_args()
+    out = Path(tempfile.mkdtemp(prefix="biokg-bench-kgx-"))
+    with GraphStore.connect(Settings.from_env()) as store:
+        started = time.perf_counter()
+        rows = sum(1 for _ in edges_by_type(store, None))
+        baseline = time.perf_counter() - started
+        report = export_kgx(store, load_schema(), out, fmt=args.format)
+    size_mb = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    rate = report.edges_per_s
+    print(f"graph: {report.nodes:,} nodes, {report.edges:,} edges")
+    print(
+        f"baseline, edge rows read without writing: {rows:,} in {baseline:.1f} s "
+        f"= {rows / baseline:,.0f} edges/s"
+    )
+    print(
+        f"export ({args.format}): {report.edges:,} edges in {report.seconds:.1f} s = "
+        f"{rate:,.0f} edges/s, {size_mb:,.0f} MB; {report.seconds / baseline:.2f}x the "
+        f"baseline's time; {rate / TARGET_EDGES_PER_S:.2f}x the {TARGET_EDGES_PER_S:,} edges/s "
+        "target"
+    )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}, Python {platform.python_version()}, "
+        f"peak memory {peak_mb:,.0f} MB"
+    )
+    shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    main()
