@@ -225,9 +225,7 @@ def export_kgx(
                 touched.update(r["object"] for r in records)
     with _open(out_dir / f"nodes.{fmt}") as out:
         sink = _Sink(out, fmt, NODE_COLUMNS)
-        for batch in chunks(spooled(store.stream(cypher.load("rdf_nodes"))), BATCH_ROWS):
-            if sources is not None:  # a one-source export: only the nodes its edges touch
-                batch = [row for row in batch if row["id"] in touched]
+        for batch in chunks(_node_rows(store, None if sources is None else touched), BATCH_ROWS):
             records = [node_record(row, schema) for row in batch]
             sink.write(records)
             report.categories.update(r["category"][0] for r in records)
@@ -235,6 +233,17 @@ def export_kgx(
     _write_metadata(out_dir / "graph_metadata.json", report, releases(store), fmt)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _node_rows(store: GraphStore, ids: set[str] | None) -> Iterator[dict[str, Any]]:
+    """Every node (``ids`` None), or only the nodes of ``ids`` (a one-source export: the nodes
+    its edges touch, looked up by id a batch at a time instead of scanning the whole graph)."""
+    if ids is None:
+        yield from spooled(store.stream(cypher.load("rdf_nodes")))
+        return
+    wanted, query = sorted(ids), cypher.load("rdf_nodes_by_id")
+    for start in range(0, len(wanted), BATCH_ROWS):
+        yield from store.read(query, {"ids": wanted[start : start + BATCH_ROWS]})
 
 
 @contextmanager
