@@ -208,7 +208,7 @@ def neighbourhood(store: GraphStore, env: dict[str, str]) -> None:
             with urllib.request.urlopen(f"{url}/entities/{quoted}/neighbourhood", timeout=60) as r:
                 body = json.loads(r.read())
             walls.append(time.perf_counter() - started)
-        groups = len(body.get("groups", []))
+        groups = len(body.get("survey", []))
         print(
             f"  neighbourhood of {top['id']} (degree {top['degree']:,}): first "
             f"{walls[0]:.2f} s, then {min(walls[1:]):.2f} s; {groups} groups  "
