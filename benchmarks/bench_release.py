@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
@@ -161,7 +162,9 @@ def agent(env: dict[str, str], limit: int, jobs: int) -> None:
         env=env, capture_output=True, text=True,
     )  # fmt: skip
     out = scored.stdout + scored.stderr
-    errors = out.lower().count("read lock") + out.count("Traceback")
+    # score.py's own count ("errors (N): ..."; it lists only the first few)
+    counted = re.search(r"^errors \((\d+)\)", out, re.MULTILINE)
+    errors = int(counted.group(1)) if counted else 0
     print(out.strip()[-1500:])
     print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {TARGETS['errors']})")
     asked = subprocess.run(
