@@ -87,9 +87,10 @@ def test_client_abandons_a_generated_read_after_its_timeout(own_graph_settings: 
 
 def test_neo4j_cypher_files_cover_every_label() -> None:
     files = neo4j_cypher_files(load_schema())
-    for label in load_schema().labels:
+    for label, spec in load_schema().labels.items():
         assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in files["constraints.cypher"]
-        assert f"CREATE FULLTEXT INDEX {label.lower()}_fulltext" in files["indexes.cypher"]
+        indexed = f"CREATE FULLTEXT INDEX {label.lower()}_fulltext" in files["indexes.cypher"]
+        assert indexed == bool(spec.fulltext)  # LabelSection's text is not indexed (0017)
     assert "`vector.dimensions`: 384" in files["indexes.cypher"]
 
 
