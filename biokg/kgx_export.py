@@ -32,18 +32,30 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any, Literal
+from urllib.parse import unquote
 
 from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.files import atomic_path
-from biokg.rdf import chunks
+from biokg.rdf import chunks, converter
 from biokg.rdf_export import edges_by_type, prefetched, releases, spooled
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 
 KgxFormat = Literal["jsonl", "tsv"]
 FORMATS = ("jsonl", "tsv")
-NODE_COLUMNS = ("id", "category", "name", "description", "synonym", "xref", "provided_by")
+#: KGX node slot -> the node property it holds.
+NODE_FIELDS = {
+    "name": "name",
+    "description": "description",
+    "synonym": "synonyms",
+    "xref": "xrefs",
+    "provided_by": "sources",
+}
+#: ``biokg_label`` (nodes) and ``biokg_type`` (edges) name the graph's own label and type: two
+#: labels share a Biolink category and two types a predicate, and a KGX file loaded back
+#: (:mod:`biokg.kgx_import`) must know which.
+NODE_COLUMNS = ("id", "category", "biokg_label", *NODE_FIELDS)
 #: Edge properties whose Biolink slot has another name (biolink-model ``Association`` slots).
 EDGE_SLOTS = {
     "id": "id",
@@ -68,6 +80,17 @@ CURATED_CODES = frozenset(
     "TAS NAS IC ND PCS".split()
 )
 NOT_PROVIDED = "not_provided"
+#: Our prefixes that Biolink spells otherwise: ours -> (Biolink's prefix, what its local ids
+#: start with). Biolink 4.4.6 (biolink_model.yaml ``prefixes``; Disease ``id_prefixes``) names
+#: Orphanet ``ORDO`` = ``http://www.orpha.net/ORDO/``, so ``ORPHA:558`` is ``ORDO:Orphanet_558``,
+#: which expands to ORDO's own IRI for the term. Decision 0022, "Prefixes".
+BIOLINK_PREFIXES = {"ORPHA": ("ORDO", "Orphanet_")}
+#: What Biolink's spellings above expand to (its JSON-LD context).
+BIOLINK_URI_PREFIXES = {"ORDO": "http://www.orpha.net/ORDO/"}
+#: Characters KGX's CURIE pattern (``kgx.prefix_manager.PrefixManager.is_curie``) refuses in a
+#: local id, %-encoded (``%`` too, so decoding gives back exactly the id): a label section,
+#: ``DAILYMED:<set id>/boxed_warning``, is ``DAILYMED:<set id>%2Fboxed_warning``.
+_CURIE_UNSAFE = str.maketrans({c: f"%{ord(c):02X}" for c in "% /:\t\n\r"})
 #: A multi-valued field's separator in KGX TSV.
 TSV_LIST = "|"
 BATCH_ROWS = 5_000
@@ -84,11 +107,55 @@ class KgxReport:
     predicates: Counter[str] = field(default_factory=Counter)
     #: edges per primary knowledge source
     sources: Counter[str] = field(default_factory=Counter)
+    #: the prefixes of the node ids written (as the files spell them)
+    prefixes: set[str] = field(default_factory=set)
 
     @property
     def edges_per_s(self) -> float:
         """Edges written per second of the whole export (nodes and metadata included)."""
         return self.edges / self.seconds if self.seconds else 0.0
+
+
+def kgx_curie(curie: str) -> str:
+    """A node id as the KGX files spell it: Biolink's prefix (:data:`BIOLINK_PREFIXES`) and a
+    local id KGX reads as a CURIE.
+
+    >>> kgx_curie("ORPHA:558"), kgx_curie("MEDDRA.PT:NAUSEA/VOMITING")
+    ('ORDO:Orphanet_558', 'MEDDRA.PT:NAUSEA%2FVOMITING')
+    """
+    prefix, _, local = biolink_spelling(curie).partition(":")
+    return f"{prefix}:{local.translate(_CURIE_UNSAFE)}"
+
+
+def graph_curie(curie: str) -> str:
+    """The inverse of :func:`kgx_curie`: a KGX file's node id as the graph spells it.
+
+    >>> graph_curie("ORDO:Orphanet_558"), graph_curie("MEDDRA.PT:NAUSEA%2FVOMITING")
+    ('ORPHA:558', 'MEDDRA.PT:NAUSEA/VOMITING')
+    """
+    prefix, _, local = graph_spelling(curie).partition(":")
+    return f"{prefix}:{unquote(local)}" if "%" in local else f"{prefix}:{local}"
+
+
+def biolink_spelling(curie: str) -> str:
+    """``curie`` with Biolink's prefix where it spells ours otherwise (xrefs: only that)."""
+    prefix, sep, local = curie.partition(":")
+    if sep and prefix in BIOLINK_PREFIXES:
+        theirs, head = BIOLINK_PREFIXES[prefix]
+        return f"{theirs}:{head}{local}"
+    return curie
+
+
+_FROM_BIOLINK = {theirs: (ours, head) for ours, (theirs, head) in BIOLINK_PREFIXES.items()}
+
+
+def graph_spelling(curie: str) -> str:
+    """The inverse of :func:`biolink_spelling`."""
+    prefix, sep, local = curie.partition(":")
+    ours = _FROM_BIOLINK.get(prefix)
+    if sep and ours is not None and local.startswith(ours[1]):
+        return f"{ours[0]}:{local[len(ours[1]) :]}"
+    return curie
 
 
 def edge_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
@@ -99,13 +166,14 @@ def edge_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
     """
     props = row["props"]
     record: dict[str, Any] = {
-        "subject": row["subject"],
+        "subject": kgx_curie(row["subject"]),
         "predicate": schema.relationship(row["type"]).predicate,
-        "object": row["object"],
+        "object": kgx_curie(row["object"]),
+        "biokg_type": row["type"],
     }
-    for key, value in props.items():
-        if value is not None and key not in RELEASE_FIELDS:
-            record[EDGE_SLOTS.get(key, key)] = value
+    for key in sorted(props):  # one key order whatever order the engine returns them in
+        if props[key] is not None and key not in RELEASE_FIELDS:
+            record[EDGE_SLOTS.get(key, key)] = props[key]
     record["knowledge_level"], record["agent_type"] = _knowledge_level(props.get("evidence"))
     return record
 
@@ -129,25 +197,22 @@ def node_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
         SchemaError: the node's label is not declared in schema/.
     """
     record: dict[str, Any] = {
-        "id": row["id"],
+        "id": kgx_curie(row["id"]),
         "category": [schema.label(row["label"] or "").category],
+        "biokg_label": row["label"],
     }
-    for column, key in (
-        ("name", "name"),
-        ("description", "description"),
-        ("synonym", "synonyms"),
-        ("xref", "xrefs"),
-        ("provided_by", "sources"),
-    ):
+    for column, key in NODE_FIELDS.items():
         if row.get(key):
             record[column] = row[key]
+    if "xref" in record:
+        record["xref"] = [biolink_spelling(x) for x in record["xref"]]
     return record
 
 
 def edge_columns(schema: GraphSchema) -> list[str]:
     """The TSV edge header: the core KGX columns, then every edge property schema/ declares
     under its KGX name (a TSV header is written before the first row is read)."""
-    core = ["id", "subject", "predicate", "object", "primary_knowledge_source"]
+    core = ["id", "subject", "predicate", "object", "biokg_type", "primary_knowledge_source"]
     core += ["knowledge_level", "agent_type", "source_version", "source_record"]
     declared = {**schema.provenance.required, **schema.provenance.optional}
     for spec in schema.types.values():
@@ -220,17 +285,18 @@ def export_kgx(
             sink.write(records)
             report.predicates.update(r["predicate"] for r in records)
             report.sources.update(r["primary_knowledge_source"] for r in records)
-            if sources is not None:
-                touched.update(r["subject"] for r in records)
-                touched.update(r["object"] for r in records)
+            if sources is not None:  # graph ids (the records spell some otherwise)
+                touched.update(row["subject"] for row in batch)
+                touched.update(row["object"] for row in batch)
     with _open(out_dir / f"nodes.{fmt}") as out:
         sink = _Sink(out, fmt, NODE_COLUMNS)
         for batch in chunks(_node_rows(store, None if sources is None else touched), BATCH_ROWS):
             records = [node_record(row, schema) for row in batch]
             sink.write(records)
             report.categories.update(r["category"][0] for r in records)
+            report.prefixes.update(r["id"].partition(":")[0] for r in records)
     report.nodes, report.edges = report.categories.total(), report.predicates.total()
-    _write_metadata(out_dir / "graph_metadata.json", report, releases(store), fmt)
+    _write_metadata(out_dir / "graph_metadata.json", report, releases(store), fmt, schema)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -246,6 +312,17 @@ def _node_rows(store: GraphStore, ids: set[str] | None) -> Iterator[dict[str, An
         yield from store.read(query, {"ids": wanted[start : start + BATCH_ROWS]})
 
 
+def curie_map(prefixes: set[str], schema: GraphSchema) -> dict[str, str]:
+    """Each node-id prefix of the files -> the URI prefix it expands to: Biolink's for a prefix
+    spelt Biolink's way (:data:`BIOLINK_PREFIXES`), bioregistry's for ours (``urn:biokg:id:``
+    for a local one such as ``MEDDRA.PT``, as in the RDF export)."""
+    expand = converter(tuple(schema.prefixes.items()))
+    out = {}
+    for prefix in sorted(prefixes):
+        out[prefix] = BIOLINK_URI_PREFIXES.get(prefix) or expand.expand(f"{prefix}:")
+    return out
+
+
 @contextmanager
 def _open(path: Path) -> Iterator[IO[str]]:
     """A text file at ``path``, in place only once the block ends (:func:`atomic_path`)."""
@@ -258,6 +335,7 @@ def _write_metadata(
     report: KgxReport,
     loads: dict[tuple[str, str], dict[str, Any]],
     fmt: KgxFormat,
+    schema: GraphSchema,
 ) -> None:
     """KGX graph-level metadata (slots of the KGX ingest-metadata schema where one fits): who
     made the files and when, the categories and predicates used, and each source's release."""
@@ -273,6 +351,7 @@ def _write_metadata(
         "edge_predicates": sorted(report.predicates),
         "node_count_by_category": dict(sorted(report.categories.items())),
         "edge_count_by_predicate": dict(sorted(report.predicates.items())),
+        "curie_map": curie_map(report.prefixes, schema),
         "sources": [
             {
                 "infores": row["source"],

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from biokg.cli.app import app
 from biokg.errors import AgentInputError
 from biokg.ingest.sources import SOURCES
-from biokg.kgx_export import edge_record, export_kgx
+from biokg.kgx_export import edge_record, export_kgx, graph_curie, kgx_curie
 from biokg.rdf_export import source_ids
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -86,7 +86,8 @@ def test_a_one_source_export_holds_exactly_the_nodes_its_edges_touch(
     ends = {e["subject"] for e in edges} | {e["object"] for e in edges}
     assert set(ids) == ends
     touched = agent_graph.read(TOUCHED, {"sources": source_ids(SMALL)})
-    assert set(ids) == {row["id"] for row in touched}
+    # the graph's ids, as the files spell them (MedDRA terms by their text %-encoded)
+    assert set(ids) == {kgx_curie(row["id"]) for row in touched}
 
 
 def test_every_edge_carries_its_provenance_and_the_metadata_its_releases(
@@ -162,8 +163,8 @@ def test_cli_writes_tsv_with_one_header_and_lists_joined(
     assert all(n["category"].startswith("biolink:") for n in nodes)
     shared = {n["id"]: n["provided_by"].split("|") for n in nodes if "|" in n["provided_by"]}
     assert shared  # nodes several sources describe (a drug ChEMBL and openFDA both name)
-    rows = agent_graph.read(SOURCES_OF, {"ids": sorted(shared)})
-    assert shared == {row["id"]: row["sources"] for row in rows}
+    rows = agent_graph.read(SOURCES_OF, {"ids": sorted(graph_curie(i) for i in shared)})
+    assert shared == {kgx_curie(row["id"]): row["sources"] for row in rows}
 
 
 def test_an_unknown_format_is_refused(agent_graph: GraphStore, tmp_path: Path) -> None:
