@@ -1,7 +1,8 @@
 """``biokg mcp``: the graph and its agent as Model Context Protocol tools (official ``mcp`` SDK).
 
 Tools: ``search_entities``, ``entity_details``, ``neighbourhood``, ``ask`` (the cited answer),
-``schema_summary`` and ``read_cypher``, each a thin call into the same library code as the API.
+``diagnose`` (diseases ranked for HPO terms), ``schema_summary`` and ``read_cypher``, each a
+thin call into the same library code as the API.
 Nothing here writes: ``read_cypher`` goes through the agent's query gate
 (:class:`biokg.graph_agent.gate.CypherGate`: read-only words and procedures, bounded paths, a
 LIMIT, EXPLAIN, a rolled-back READ transaction), under the agent's budget.
@@ -29,6 +30,7 @@ from biokg.api.entities import entity_details
 from biokg.api.neighbourhood import neighbourhood as entity_neighbourhood
 from biokg.errors import BiokgError
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.diagnosis.service import diagnose as rank_diseases
 from biokg.graph_agent.gate import CypherGate
 from biokg.graph_agent.runner import QueryRunner
 from biokg.schema import render_markdown
@@ -91,6 +93,19 @@ def create_server(agent: GraphAgent) -> MCPServer:
         """Answer a question from the graph: claims, each citing the node and edge ids and
         source records it rests on, the evidence graph and the queries run."""
         return _plain(agent.ask(question))
+
+    @tool()
+    def diagnose(
+        observed: list[str], excluded: list[str] | None = None, top: int = 10
+    ) -> dict[str, Any]:
+        """Diseases that fit a patient's observed HPO terms (e.g. HP:0001250) and not the
+        ``excluded`` ones, best first: each entry lists the disease's ids (bridged OMIM,
+        Orphanet, MONDO records), its score, and per term the disease term it met, the common
+        ancestor, the contribution and the annotation edge with its source record."""
+        found = rank_diseases(
+            agent.store, agent.cache_dir, observed, excluded or [], top=max(1, min(top, 100))
+        )
+        return _plain(found)
 
     @tool()
     def schema_summary() -> str:

@@ -23,6 +23,7 @@ from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
 
 from biokg import __version__
+from biokg.api.diagnosis import router as diagnosis
 from biokg.api.errors import EVERY_ROUTE, GRAPH, documented, install_error_handlers
 from biokg.api.explorer import explorer
 from biokg.api.guards import BodyLimit, InFlight, TrustedHosts, is_loopback
@@ -74,11 +75,12 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
     app.include_router(public)
     app.include_router(explorer)
     app.mount("/static", StaticFiles(packages=[("biokg.api", "static")]), name="static")
-    app.include_router(
-        protected,
-        dependencies=[Security(require_api_key), Depends(app.state.in_flight)],
-        responses=documented(*GRAPH),
-    )
+    for router in (protected, diagnosis):
+        app.include_router(
+            router,
+            dependencies=[Security(require_api_key), Depends(app.state.in_flight)],
+            responses=documented(*GRAPH),
+        )
     return app
 
 

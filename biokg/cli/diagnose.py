@@ -13,9 +13,9 @@ from rich.table import Table
 
 from biokg.cli import console, err_console, handle_errors
 from biokg.errors import AgentInputError
-from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import SCORERS
+from biokg.graph_agent.diagnosis.service import DEFAULT_METHOD, ranker
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -31,25 +31,21 @@ def diagnose_command(
     ),
     out: Path = typer.Option(None, "--out", help="With --cases: one ranking a line, as JSONL."),
     top: int = typer.Option(DEFAULT_TOP, "--top", "-n", help="How many diseases to list."),
-    method: str = typer.Option(
-        "likelihood-ratio", "--method", help=f"One of {', '.join(SCORERS)}."
-    ),
+    method: str = typer.Option(DEFAULT_METHOD, "--method", help=f"One of {', '.join(SCORERS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole ranking as JSON."),
 ) -> None:
     """Rank diseases for observed and excluded HPO terms; each cites the annotations it rests on."""
-    if method not in SCORERS:
-        raise AgentInputError(f"--method must be one of {', '.join(SCORERS)}, not {method!r}")
     if (cases is None) == (not terms):
         raise AgentInputError("give HPO terms, or --cases FILE --out FILE, not both")
     if cases is not None and out is None:
         raise AgentInputError("--cases needs --out FILE for the rankings")
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        ranker = DiagnosisRanker(phenotype_index(store, settings.cache_dir), SCORERS[method]())
+        ranks = ranker(store, settings.cache_dir, method)
     if cases is not None:
-        _batch(ranker, cases, out, top)
+        _batch(ranks, cases, out, top)
         return
-    diagnosis = ranker.rank(terms, exclude, top=top)
+    diagnosis = ranks.rank(terms, exclude, top=top)
     if as_json:
         print(json.dumps(asdict(diagnosis), indent=2))
         return

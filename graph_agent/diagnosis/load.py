@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import shutil
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -43,6 +44,8 @@ TABLES = {
     },
 }
 _LOADED: dict[str, PhenotypeIndex] = {}
+#: one build at a time: concurrent API requests after a refresh wait for the same index
+_BUILDING = threading.Lock()
 
 
 def load_key(store: GraphStore) -> str:
@@ -52,28 +55,41 @@ def load_key(store: GraphStore) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def phenotype_index(store: GraphStore, cache_dir: Path) -> PhenotypeIndex:
+def phenotype_index(store: GraphStore, cache_dir: Path | None) -> PhenotypeIndex:
     """The index of the graph's current load: from memory, else from the cached rows, else
-    read from the graph (and cached).
+    read from the graph (and cached under ``cache_dir``; ``None``: kept in memory only).
 
     Raises:
         StoreError: the graph could not be read.
     """
     key = load_key(store)
-    if key not in _LOADED:
-        _LOADED.clear()
-        _LOADED[key] = build_index(*_rows(store, cache_dir / "diagnosis", key).values())
-    return _LOADED[key]
+    with _BUILDING:
+        if key not in _LOADED:
+            _LOADED.clear()
+            rows = _read(store) if cache_dir is None else _rows(store, cache_dir / "diagnosis", key)
+            _LOADED[key] = build_index(*rows.values())
+        return _LOADED[key]
+
+
+def index_loaded() -> bool:
+    """Whether this process holds an index (of some load: a rebuild after a refresh reads
+    the new load's rows, from the Parquet cache when another process wrote it)."""
+    return bool(_LOADED)
+
+
+def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
+    """Every table's rows, read from the graph."""
+    return {
+        name: pl.DataFrame(store.read(cypher.load(name)), schema=schema)
+        for name, schema in TABLES.items()
+    }
 
 
 def _rows(store: GraphStore, folder: Path, key: str) -> dict[str, pl.DataFrame]:
     here = folder / key
     if all((here / f"{name}.parquet").is_file() for name in TABLES):
         return {name: pl.read_parquet(here / f"{name}.parquet") for name in TABLES}
-    frames = {
-        name: pl.DataFrame(store.read(cypher.load(name)), schema=schema)
-        for name, schema in TABLES.items()
-    }
+    frames = _read(store)
     if folder.is_dir():
         for stale in folder.iterdir():
             shutil.rmtree(stale, ignore_errors=True)

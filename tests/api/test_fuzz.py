@@ -43,6 +43,7 @@ OPERATIONS = [
     ("POST", "/ask/stream"),
     ("GET", "/entities/{curie}"),
     ("GET", "/entities/{curie}/neighbourhood"),
+    ("POST", "/diagnose"),
 ]
 
 

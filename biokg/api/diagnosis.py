@@ -1,0 +1,69 @@
+"""``POST /diagnose``: which diseases fit a patient's observed (and excluded) HPO terms.
+
+A thin route over :func:`biokg.graph_agent.diagnosis.service.diagnose`, the call ``biokg
+diagnose`` and the MCP tool make; its response is the same :class:`Diagnosis` as the CLI's
+``--json``. It sits behind the graph routes' gate (API key, in-flight limit, body size; see
+:mod:`biokg.api.app`) and the request deadline of :func:`biokg.api.routes.request_timeout`.
+The first call after a graph load builds the phenotype index (seconds); later calls rank in
+milliseconds, so the first call has :data:`INDEX_BUILD_S` more than the usual deadline.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from biokg.api.errors import documented
+from biokg.api.routes import Agent, in_thread, request_timeout
+from biokg.graph_agent.diagnosis.load import index_loaded
+from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis
+from biokg.graph_agent.diagnosis.service import DEFAULT_METHOD, MAX_TOP, diagnose
+
+#: The most terms a case may list on either side (published cases list up to ~60).
+MAX_TERMS = 200
+#: Extra time for the call that builds the index: it reads every HPO term, IS_A edge and
+#: annotation of the graph (~270,000 rows at full HPO size; 10-40 s on a loaded 2-core machine).
+INDEX_BUILD_S = 120.0
+HpoId = Annotated[str, StringConstraints(pattern=r"^HP:\d{7}$")]
+
+router = APIRouter()
+
+
+class DiagnoseRequest(BaseModel):
+    """A patient's HPO terms, seen and explicitly absent, and how many diseases to list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    observed: list[HpoId] = Field(
+        min_length=1, max_length=MAX_TERMS, examples=[["HP:0001166", "HP:0001083"]]
+    )
+    excluded: list[HpoId] = Field(
+        default_factory=list, max_length=MAX_TERMS, examples=[["HP:0001250"]]
+    )
+    top: int = Field(DEFAULT_TOP, ge=1, le=MAX_TOP, description="how many diseases to list")
+    method: Literal["likelihood-ratio", "resnik-bma", "exact-ic"] = Field(
+        DEFAULT_METHOD, description="the scorer (docs/decisions/0021-differential-diagnosis.md)"
+    )
+
+
+@router.post("/diagnose", response_model=Diagnosis, tags=["diagnosis"], responses=documented(413))
+async def diagnose_route(body: DiagnoseRequest, agent: Agent) -> Diagnosis:
+    """Diseases ranked for observed and excluded HPO terms, best first. Records the bridge
+    joins (OMIM, Orphanet, MONDO) are one entry listing every id; each entry cites, per
+    patient term, the disease term it met, their common ancestor, the contribution to the
+    score and the annotation edge with its source record. Terms the graph's hierarchy lacks
+    are listed in ``unknown`` and not scored."""
+    work = functools.partial(
+        diagnose,
+        agent.store,
+        agent.cache_dir,
+        body.observed,
+        body.excluded,
+        top=body.top,
+        method=body.method,
+    )
+    cold = 0.0 if index_loaded() else INDEX_BUILD_S
+    return await in_thread(work, seconds=request_timeout(agent.budget) + cold)

@@ -1,0 +1,279 @@
+"""``biokg ask`` for a patient described in words: "a child with seizures, hypotonia and
+microcephaly but no fever: which diseases fit?".
+
+:func:`read_phenotype_list` recognises the question (a differential-diagnosis cue: which
+diseases *fit*, *match*, *explain*, are *consistent with*; *what fits*; *differential
+diagnosis*) and splits the description into observed and excluded phrases (after *no*, *not*,
+*without*, *absent*, until *but*/*with* turns back). :class:`DiagnosisAnswer` links each phrase
+to an HPO term (the linker's best ``Phenotype`` candidate; the others stay in the mention as
+alternatives), ranks diseases with :mod:`.ranker`, reads the cited annotation edges and nodes
+back through the question's :class:`~biokg.graph_agent.runner.QueryRunner` (logged, within
+budget), and answers with one claim per disease citing its HPO terms, its annotation edges and
+their source records. Its events are the agent's (linking, plan, query, partial, answer).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from biokg.embedding.search import Reader
+from biokg.graph_agent.diagnosis.ranker import Diagnosis, Evidence, RankedDisease
+from biokg.graph_agent.diagnosis.service import ranker
+from biokg.graph_agent.evidence import EvidenceGraph
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.models import Answer, Claim, Mention, QueryRecord, StepEvent
+from biokg.graph_agent.runner import Budget, QueryRunner
+from biokg.store import GraphStore
+
+#: How many ranked diseases the answer names (the ranking is longer: API and CLI).
+ANSWERED = 10
+#: How many of a disease's best-scoring observed terms its claim names.
+NAMED_TERMS = 4
+_LABEL = "Phenotype"
+#: What a cue's verb may be followed by before the description ("fit this patient best").
+_CUE_TAIL = (
+    r"(?:\s+(?:this|the|these|that|such|a|an|best|most|here|patient|child|case|picture|"
+    r"presentation|description|features|findings|phenotypes?|profile|symptoms|signs|her|his|"
+    r"them|it)\b)*"
+)
+_CUE = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|diagnos[ie]s)"
+    r"\s+(?:\w+\s+){0,2}?(?:fits?|match(?:es)?|explains?|(?:is|are)\s+(?:consistent|compatible)"
+    r"\s+with)\b" + _CUE_TAIL + r"|\bwhat\s+(?:fits|could\s+(?:it|this)\s+be|is\s+the\s+"
+    r"(?:most\s+)?(?:likely\s+)?diagnosis)\b"
+    + _CUE_TAIL
+    + r"|\b(?:a\s+|the\s+)?differential(?:\s+diagnosis)?(?:\s+(?:for|of))?\b",
+    re.IGNORECASE,
+)
+#: Who the description is about ("a 5-year-old boy with"): dropped before splitting.
+_SUBJECT = re.compile(
+    r"^(?:\W*(?:an?|the|my|our|this|his|her)\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:child|patient|boy|girl|infant|baby|newborn|neonate|man|woman|adult|toddler|son|"
+    r"daughter|individual|person|proband|teenager|adolescent|fetus)\b",
+    re.IGNORECASE,
+)
+#: Words that open a run of excluded features, and those that turn back to observed ones.
+_MARKER = re.compile(
+    r"\b(?P<neg>but\s+(?:no|not|without)|without|no|not|nor|absent|lacking|lacks|free\s+of|"
+    r"negative\s+for|excluding)\b|\b(?P<pos>but|with|has|have|having|shows?|showing|presents?\s+"
+    r"with|presenting\s+with|plus|also)\b",
+    re.IGNORECASE,
+)
+_SPLIT = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE)
+_FILLER = re.compile(r"^(?:an?|the|any|some|signs?\s+of|history\s+of|and|or)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PhenotypeList:
+    """The phrases of a described patient: features seen, and features said to be absent."""
+
+    observed: list[str]
+    excluded: list[str]
+
+
+def read_phenotype_list(question: str) -> PhenotypeList | None:
+    """The observed and excluded phrases of a differential-diagnosis question, or None when
+    the question is not one (no cue, or nothing described besides the cue).
+
+    >>> read_phenotype_list("A child with seizures and hypotonia but no fever: which diseases fit?")
+    PhenotypeList(observed=['seizures', 'hypotonia'], excluded=['fever'])
+    """
+    if not _CUE.search(question):
+        return None
+    text = _CUE.sub(" ", question)
+    text = re.sub(r"[?:.!]", ",", text)
+    text = _SUBJECT.sub("", text.strip(" ,"))
+    observed: list[str] = []
+    excluded: list[str] = []
+    target, at = observed, 0
+    for marker in _MARKER.finditer(text):
+        target += _phrases(text[at : marker.start()])
+        target, at = (excluded if marker["neg"] else observed), marker.end()
+    target += _phrases(text[at:])
+    if not observed and not excluded:
+        return None
+    return PhenotypeList(list(dict.fromkeys(observed)), list(dict.fromkeys(excluded)))
+
+
+def _phrases(text: str) -> list[str]:
+    found = []
+    for part in _SPLIT.split(text):
+        part = _FILLER.sub("", part.strip(" ,'\"()")).strip()
+        if part and re.search(r"[A-Za-z]{3}|HP:\d{7}", part):
+            found.append(part)
+    return found
+
+
+class DiagnosisAnswer:
+    """Answers a :class:`PhenotypeList` question with the diagnosis ranker (module docstring)."""
+
+    name = "diagnosis"
+
+    def __init__(self, store: GraphStore, linker: EntityLinker, cache_dir: Path | None) -> None:
+        self.store, self.linker, self.cache_dir = store, linker, cache_dir
+
+    def stream(
+        self, question: str, asked: PhenotypeList, budget: Budget, versions: list[dict]
+    ) -> Iterator[StepEvent]:
+        """The agent's events for this question, the last one the answer.
+
+        Raises:
+            StoreError: the graph could not be read.
+        """
+        started = time.perf_counter()
+        # the index first: its one-off build (per graph load) is not the question's graph time
+        ranks = ranker(self.store, self.cache_dir)
+        queued: list[QueryRecord] = []
+        runner = QueryRunner(self.store, budget, on_query=queued.append)
+        read = runner.reader("link:search")
+        seen = [self._mention(p, read) for p in asked.observed]
+        absent = [self._mention(p, read) for p in asked.excluded]
+        mentions = seen + absent
+        link_ms = _ms(started)
+        yield StepEvent(
+            kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
+        )
+        observed, excluded = _terms(seen), _terms(absent)
+        yield StepEvent(kind="plan", data=_plan(observed, excluded))
+        diagnosis = None
+        if observed:
+            diagnosis = ranks.rank(observed, excluded, top=ANSWERED)
+            self._read_evidence(runner, diagnosis)
+        yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
+        if diagnosis and diagnosis.ranking:
+            yield StepEvent(kind="partial", data={"found": len(diagnosis.ranking)})
+        claims = _claims(runner.evidence, diagnosis) if diagnosis else []
+        answer = Answer(
+            question=question,
+            status="answered" if claims else "not_found",
+            summary=_summary(runner.evidence, mentions, diagnosis, len(claims)),
+            planner=self.name,
+            claims=claims,
+            answers=[runner.evidence.nodes[c.node_ids[0]] for c in claims],
+            mentions=mentions,
+            evidence=runner.evidence.view(),
+            queries=runner.log,
+            timings={
+                "link_ms": link_ms,
+                "graph_ms": round(runner.graph_ms, 2),
+                "total_ms": _ms(started),
+            },
+            data_versions=versions,
+        )
+        yield StepEvent(kind="answer", data=answer.model_dump())
+
+    def _mention(self, phrase: str, read: Reader) -> Mention:
+        """The phrase linked to phenotypes: the best first, other phenotypes as alternatives."""
+        found = [c for c in self.linker.link(phrase, limit=10, read=read) if c.label == _LABEL]
+        return Mention(text=phrase, candidates=found[:1], alternatives=found[1:4])
+
+    def _read_evidence(self, runner: QueryRunner, diagnosis: Diagnosis) -> None:
+        """The cited annotation and bridge edges, and every node the claims name, read back
+        from the graph into the question's evidence."""
+        pairs = [
+            {"subject": e.disease, "object": e.disease_term, "id": e.edge}
+            for entry in diagnosis.ranking
+            for e in entry.evidence
+            if e.edge
+        ]
+        pairs += [
+            {"subject": b["subject"], "object": b["object"], "id": b["edge"]}
+            for entry in diagnosis.ranking
+            for b in entry.bridge
+        ]
+        ids = {entry.id for entry in diagnosis.ranking}
+        ids |= {e.term for entry in diagnosis.ranking for e in entry.evidence}
+        runner.template("diagnosis_cited_edges", {"pairs": pairs}, step="diagnosis:edges")
+        runner.template("agent_nodes", {"ids": sorted(ids)}, step="diagnosis:nodes")
+
+
+def _terms(mentions: list[Mention]) -> list[str]:
+    return list(dict.fromkeys(m.candidates[0].id for m in mentions if m.candidates))
+
+
+def _plan(observed: list[str], excluded: list[str]) -> dict:
+    return {
+        "planner": "diagnosis",
+        "kind": "diagnosis",
+        "polar": False,
+        "relations": ["HAS_PHENOTYPE"],
+        "target_labels": ["Disease"],
+        "kinds": [],
+        "seeds": observed + excluded,
+        "stop": None if observed else "no observed feature links to an HPO term",
+        "steps": [
+            {
+                "strategy": "DiagnosisRanker",
+                "why": f"rank diseases for {len(observed)} observed and {len(excluded)} "
+                "excluded HPO terms",
+            }
+        ],
+    }
+
+
+def _claims(evidence: EvidenceGraph, diagnosis: Diagnosis) -> list[Claim]:
+    """One claim per ranked disease: its best-scoring terms and the edges stating them."""
+    claims = []
+    for entry in diagnosis.ranking:
+        cited = [e for e in entry.evidence if e.edge and e.edge in evidence.edges]
+        if entry.id not in evidence.nodes or not cited:
+            continue
+        best = sorted((e for e in cited if not e.excluded), key=lambda e: -e.contribution)
+        against = [e for e in cited if e.excluded]
+        text = f"{entry.rank}. {entry.name or entry.id} ({', '.join(entry.ids)}) fits " + (
+            "; ".join(_met(e) for e in best[:NAMED_TERMS]) or "none of the observed terms"
+        )
+        if against:
+            text += "; against it: " + "; ".join(
+                f"{e.term_name or e.term} ({e.term}) excluded, annotated {_share(e.frequency)}"
+                for e in against
+            )
+        bridge = [b["edge"] for b in entry.bridge if b["edge"] in evidence.edges]
+        nodes = [entry.id, *(e.term for e in best[:NAMED_TERMS] + against)]
+        edges = [e.edge for e in best[:NAMED_TERMS] + against] + bridge
+        claims.append(
+            evidence.cite(
+                text + f" (score {entry.score:.2f})",
+                [n for n in nodes if n in evidence.nodes],
+                [e for e in edges if e is not None],
+            )
+        )
+    return claims
+
+
+def _met(e: Evidence) -> str:
+    """How one observed term met the disease, e.g. "Seizure (HP:0001250) as annotated"."""
+    term = f"{e.term_name or e.term} ({e.term})"
+    if e.disease_term == e.term:
+        return f"{term} as annotated ({_share(e.frequency)})"
+    if e.ancestor == e.term:
+        return f"{term} through {e.disease_term_name} ({e.disease_term})"
+    return f"{term} through the common ancestor {e.ancestor_name} ({e.ancestor})"
+
+
+def _share(frequency: float | None) -> str:
+    return "frequency unknown" if frequency in (None, 0.5) else f"in {frequency:.0%}"
+
+
+def _summary(
+    evidence: EvidenceGraph, mentions: list[Mention], diagnosis: Diagnosis | None, n: int
+) -> str:
+    unlinked = [m.text for m in mentions if not m.candidates]
+    note = f" No HPO term found for: {', '.join(unlinked)}." if unlinked else ""
+    if not diagnosis or not n:
+        return "No disease could be ranked: no described feature links to an HPO term." + note
+    terms = ", ".join(f"{t}" for t in diagnosis.observed)
+    against = f", not {', '.join(diagnosis.excluded)}" if diagnosis.excluded else ""
+    first: RankedDisease = diagnosis.ranking[0]
+    return (
+        f"{n} diseases ranked for {terms}{against} ({diagnosis.method}); best: "
+        f"{first.name or first.id} ({first.id}).{note}"
+    )
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
