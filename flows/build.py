@@ -1,9 +1,10 @@
 """Prefect 3 flow ``build``: the same per-source steps as ``biokg build``, as tasks.
 
 Reads top to bottom like the CLI: connect, create constraints, fetch every source (retried on
-transient errors only), parse and validate every source (never retried: a format error is
-permanent), resolve drug identities across sources, write each, then embed the text of new and
-changed nodes (retried on transient errors: it is idempotent). All logic lives in
+transient errors only), parse and validate in build order each source whose inputs, code or
+identity input changed (never retried: a format error is permanent), resolving drug identities
+across sources (:func:`biokg.ingest.build.plan_loads`), write each, then embed the text of new
+and changed nodes (retried on transient errors: it is idempotent). All logic lives in
 :mod:`biokg.ingest.build` and :mod:`biokg.ingest.embedding.nodes`; tasks are thin.
 Scheduled, change-driven refresh: flows/refresh.py (each load here keeps the snapshot a refresh
 compares with).
@@ -29,16 +30,14 @@ from biokg.ingest.build import (
     bridge,
     build_order,
     fetch_source,
+    plan_loads,
     prepare_records,
-    resolve_identities,
-    split_unchanged,
-    with_identity_context,
     write_records,
 )
 from biokg.ingest.delta import save_snapshot
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ingest.identity import MergeReport, known_drugs
+from biokg.ingest.identity import MergeReport
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
@@ -71,13 +70,6 @@ def fetch(name: str, settings: Settings, data_dir: Path | None, offline: bool) -
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="prepare-{planned.name}")
 def prepare(planned: Planned, sample: bool) -> Records:
     return prepare_records(planned, sample=sample)
-
-
-@task(cache_policy=NO_CACHE, persist_result=False)
-def resolve(
-    store: GraphStore, prepared: list[tuple[Planned, Records]]
-) -> list[tuple[Planned, Records, MergeReport]]:
-    return resolve_identities(prepared, known_drugs(store))
 
 
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="write-{planned.name}")
@@ -144,16 +136,23 @@ def build_flow(
         store.apply_schema(load_schema())
         names = build_order(sources or DEFAULT_SOURCES)
         planned = [fetch(name, settings, folder, offline) for name in names]
-        planned = with_identity_context(store, settings, planned, offline=offline)
         writer = GraphWriter(
             store, load_schema(), batch_size=settings.batch_size, bulk=settings.bulk_load
         )
-        skipped, pending = ([], planned) if force else split_unchanged(writer, planned)
+        skipped, pending = plan_loads(
+            store,
+            settings,
+            writer,
+            planned,
+            force=force,
+            sample=sample,
+            offline=offline,
+            prepare=prepare,  # each source's parse and validation is a task of its own
+        )
         report = [result.__dict__ for result in skipped]
-        prepared = [(plan, prepare(plan, sample)) for plan in pending]
         report += [
             write(store, settings, plan, records, identity, force)
-            for plan, records, identity in resolve(store, prepared)
+            for plan, records, identity in pending
         ]
         report.append(bridge_task(store, writer, settings, offline, force))
         if embed:

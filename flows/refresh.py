@@ -1,6 +1,7 @@
 """Prefect 3 flows ``refresh`` (over sources) and ``refresh-source`` (one source, a subflow).
 
-``refresh`` reads like its README description: for each source in build order, a
+``refresh`` reads like its README description: for each source in build order (then each drug
+source whose earlier drug sources' identity rows the run changed), a
 ``refresh-source`` subflow asks the upstream marker (a network task, retried on transient
 errors only, with the back-off list the run names), fetches the files when the release changed
 (network, retried likewise) and loads only what changed (never retried: a format error is
@@ -96,7 +97,8 @@ def refresh_source_flow(
     retries = {"retries": len(delays), "retry_delay_seconds": delays}
     current = steps.current_load(store, name)
     state, unchanged = check_upstream.with_options(**retries)(name, settings, current, offline)
-    if unchanged:
+    if unchanged and name in steps.identity_stale(store):
+        unchanged = False  # an earlier source's Drug identity rows changed: merge again
         report = steps.SourceReport(
             name, steps.UNCHANGED, current.version, current.version, upstream=state.version
         ).as_dict()
@@ -105,6 +107,24 @@ def refresh_source_flow(
         report = load_changes(store, settings, planned, state, sample)
     report["duration_s"] = round(time.monotonic() - started, 3)
     return report
+
+
+def _refresh_one(
+    name: str,
+    store: GraphStore,
+    settings: Settings,
+    offline: bool,
+    sample: bool,
+    delays: tuple[float, ...],
+) -> dict:
+    """One source's ``refresh-source`` subflow; its report row (failed: with the error)."""
+    state = refresh_source_flow(
+        name, Target(store, settings), offline, sample, delays, return_state=True
+    )
+    if state.is_completed():
+        return state.result()
+    error = state.result(raise_on_failure=False)
+    return steps.SourceReport(name, steps.FAILED, message=str(error)).as_dict()
 
 
 @flow(name="refresh", flow_run_name="refresh-{sources}", log_prints=True)
@@ -133,14 +153,10 @@ def refresh_flow(
     reports = []
     with GraphStore.connect(settings) as store:
         for name in names:
-            state = refresh_source_flow(
-                name, Target(store, settings), offline, sample, delays, return_state=True
-            )
-            if state.is_completed():
-                reports.append(state.result())
-            else:
-                error = state.result(raise_on_failure=False)
-                reports.append(steps.SourceReport(name, steps.FAILED, message=str(error)).as_dict())
+            reports.append(_refresh_one(name, store, settings, offline, sample, delays))
+        for name in steps.identity_stale(store):  # merged onto identity rows this run changed
+            if name not in names:
+                reports.append(_refresh_one(name, store, settings, offline, sample, delays))
         if any(r["status"] in (steps.UPDATED, steps.RELOADED) for r in reports):
             reports.append(refresh_bridge(store, settings, offline))
             if embed:

@@ -15,7 +15,7 @@ import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -28,14 +28,15 @@ from biokg import cypher, names
 from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
-from biokg.ingest.bridge import bridge_diseases
+from biokg.ingest.bridge import plan_bridge
 from biokg.ingest.delta import save_snapshot
-from biokg.ingest.identity import MergeReport, known_drugs, resolve_drug_records
+from biokg.ingest.identity import MergeReport, drug_entries, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
 from biokg.ingest.sources.base import Fetched, Source, SourceInfo
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
+from biokg.names import name_key
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -201,7 +202,7 @@ def write_records(
         records,
         planned.release,
         progress=progress,
-        identity=identity.as_dict() if identity else None,
+        identity=load_identity(identity, records) if identity else None,
         rewrite=rewrite,
     )
 
@@ -229,16 +230,16 @@ def build(
     store.apply_schema(schema)
     writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)
     planned = fetch_sources(build_order(sources), settings, data_dir=data_dir, offline=offline)
-    planned = with_identity_context(store, settings, planned, offline=offline)
-    results, pending = ([], planned) if force else split_unchanged(writer, planned)
-    prepared = [(plan, prepare_records(plan, sample=sample)) for plan in pending]
-    for plan, records, identity in resolve_identities(prepared, known_drugs(store)):
+    results, pending = plan_loads(
+        store, settings, writer, planned, force=force, sample=sample, offline=offline
+    )
+    for plan, records, identity in pending:
         results.append(
             writer.load(
                 records,
                 plan.release,
                 progress=progress,
-                identity=identity.as_dict(),
+                identity=load_identity(identity, records),
                 rewrite=force,
             )
         )
@@ -251,15 +252,20 @@ def bridge(
     store: GraphStore, writer: GraphWriter, settings: Settings, *, offline: bool, force: bool
 ) -> LoadResult:
     """Join the loaded sources' diseases through MONDO's mappings (:mod:`biokg.ingest.bridge`),
-    after every build: a source that changed its diseases changes the bridge."""
-    return bridge_diseases(
-        store,
-        writer,
-        settings.cache_dir,
-        data_dir=settings.source_dir("mondo"),
-        offline=offline,
-        force=force,
+    after every build: a source that changed its diseases changes the bridge. Skipped when its
+    mappings and the graph's diseases are the current load's; a new load keeps its snapshot, so
+    the next refresh's bridge is a delta (decision 0015), not a whole reload."""
+    planned = plan_bridge(
+        store, settings.cache_dir, data_dir=settings.source_dir("mondo"), offline=offline
     )
+    current = None if force else writer.current(planned.release)
+    if current is not None:
+        log.info("disease bridge unchanged (same mappings, same diseases); skipped")
+        return current
+    records, report = planned.records()
+    result = writer.load(records, planned.release, identity=report.as_dict(), rewrite=force)
+    save_snapshot(settings.cache_dir, planned.release, records)  # a refresh's next baseline
+    return result
 
 
 def resolve_identities(
@@ -271,76 +277,173 @@ def resolve_identities(
     source's records are matched against the rows of the sources before it in registry order
     (PrimeKG's onto ChEMBL's, openFDA's onto both), never against later ones, and sources of
     this build count with their new records, not the graph's: so the merges do not depend on
-    the order sources were built in (:func:`with_identity_context` reloads a source whose
-    earlier sources changed). Then the source's edges that know a drug only by name (FAERS
+    the order sources were built in (:func:`plan_loads` reloads a source whose earlier sources'
+    identity rows changed). Then the source's edges that know a drug only by name (FAERS
     reports) are resolved against those drugs and its own, and validated again.
 
     Raises:
         RecordValidationError: a resolved edge breaks the schema.
     """
-    schema = load_schema()
-    rank = {module.SOURCE.infores: i for i, module in enumerate(SOURCES.values())}
     rebuilt = {plan.release.source for plan, _ in prepared}
     known = known.filter(~pl.col("source").is_in(list(rebuilt)))
     out = []
     for plan, records in prepared:
-        source = plan.release.source
-        earlier = [s for s, i in rank.items() if i < rank.get(source, len(rank))]
-        before = known.filter(pl.col("source").is_in(earlier))
-        records, report = resolve_drug_records(records, before, schema, source=source)
-        drugs = records.nodes.get("Drug")
-        if drugs is not None and drugs.height:
-            own = drugs.with_columns(pl.lit(source).alias("source"))
-            known = pl.concat([known, own], how="diagonal_relaxed")
-            before = pl.concat([before, own], how="diagonal_relaxed")
-        if records.named_edges:
-            records = resolve_named_edges(records, before, schema, report=report)
-            validate(records, schema, source=source)
-        if report.drugs or report.names.mentions:
-            log.info("%s identity: %s", plan.name, report.as_dict())
+        records, report, known = _resolve_source(plan, records, known)
         out.append((plan, records, report))
     return out
 
 
-def with_identity_context(
+def _resolve_source(
+    plan: Planned, records: Records, known: pl.DataFrame
+) -> tuple[Records, MergeReport, pl.DataFrame]:
+    """One source's step of :func:`resolve_identities`; ``known`` comes back with the source's
+    rows replaced by its resolved records'."""
+    schema = load_schema()
+    rank = {module.SOURCE.infores: i for i, module in enumerate(SOURCES.values())}
+    source = plan.release.source
+    earlier = [s for s, i in rank.items() if i < rank.get(source, len(rank))]
+    before = known.filter(pl.col("source").is_in(earlier))
+    records, report = resolve_drug_records(records, before, schema, source=source)
+    known = known.filter(pl.col("source").ne_missing(source))
+    drugs = records.nodes.get("Drug")
+    if drugs is not None and drugs.height:
+        own = drugs.with_columns(pl.lit(source).alias("source"))
+        known = pl.concat([known, own], how="diagonal_relaxed")
+        before = pl.concat([before, own], how="diagonal_relaxed")
+    if records.named_edges:
+        records = resolve_named_edges(records, before, schema, report=report)
+        validate(records, schema, source=source)
+    if report.drugs or report.names.mentions:
+        log.info("%s identity: %s", plan.name, report.as_dict())
+    return records, report, known
+
+
+#: Key, in the merge report kept with a load (``:SourceVersion.identity``), of the digest of the
+#: load's Drug identity rows (:func:`identity_rows_digest`): what later sources' keys hold.
+IDENTITY_ROWS = "identity_rows"
+
+
+def identity_rows_digest(records: Records) -> str:
+    """Digest of what identity resolution reads of a load's (resolved) Drug records when a later
+    source merges onto them: each row's id, the name key of its own name, the name keys of all
+    its names and its xrefs case-folded (:class:`~biokg.ingest.identity.DrugIndex` matches by
+    nothing else; salt-free keys derive from name keys), and the id of each Drug stub (a drug
+    its edges name, which :func:`~biokg.ingest.identity.known_drugs` lists for it without
+    names). Row and list order do not count, so a release that changes only other properties,
+    edges or other labels has the same digest."""
+    drugs = records.nodes.get("Drug")
+    rows = set()
+    for entry in drug_entries(drugs) if drugs is not None else []:
+        keys = sorted({name_key(n) for n in entry.names})
+        refs = sorted({r.casefold() for r in entry.xrefs})
+        primary = name_key(entry.primary) if entry.primary else ""
+        rows.add("\t".join((entry.id, primary, "|".join(keys), "|".join(refs))))
+    stubs = records.stubs.get("Drug")  # drugs its edges name: the graph lists them with no names
+    rows |= {f"{id_}\t\t\t" for id_ in (stubs["id"] if stubs is not None else [])}
+    text = "\n".join(sorted(rows))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_identity(report: MergeReport, records: Records) -> dict:
+    """The merge report kept with a load, with its identity rows' digest (:data:`IDENTITY_ROWS`)."""
+    return {**report.as_dict(), IDENTITY_ROWS: identity_rows_digest(records)}
+
+
+def plan_loads(
     store: GraphStore,
     settings: Settings,
+    writer: GraphWriter,
     planned: list[Planned],
     *,
+    force: bool = False,
+    sample: bool = False,
     offline: bool = True,
     dependents: bool = True,
-) -> list[Planned]:
-    """Key each drug source's load on the loads of the drug sources before it, and (with
-    ``dependents``) add the current sources whose key that changes.
+    prepare: Callable[[Planned, bool], Records] | None = None,
+) -> tuple[list[LoadResult], list[tuple[Planned, Records, MergeReport]]]:
+    """Which sources to load, prepared and with their drug identities resolved, in build order;
+    returns (the skipped sources' results, the sources to write with their merge reports).
 
-    A source's Drug records merge onto the drugs of the sources before it in the registry
-    (:func:`resolve_identities`), so its records depend on their loads: that is part of its load
-    key (``Release.context``), and a source built earlier whose key changes is fetched again
-    (cached) and reloaded in this build, when its files are still the ones its current load
-    read (otherwise a warning says to rebuild it from its own files). Returns the planned
-    sources in build order.
+    A drug source's records depend on the drugs of the drug sources before it in the registry
+    (:func:`resolve_identities`). What identity reads of those is their Drug identity rows, so
+    each drug source's load key holds their digests (``Release.context``: infores →
+    :func:`identity_rows_digest`), not their load ids: a new PrimeKG release whose drugs are the
+    same (1% of its edges changed) changes no later source's key. Sources are walked in registry
+    order; each one's context is taken from the earlier ones as this build leaves them (the new
+    digest of one prepared here, the kept digest of a current load otherwise), so a source is
+    prepared only when its inputs, code or identity input changed (or ``force``). With
+    ``dependents``, a current drug source not asked for whose context changes is fetched again
+    (cached) and reloaded, when its files are still the ones its current load read (otherwise a
+    warning says to rebuild it from its own files). ``prepare`` (plan, sample) → records
+    replaces :func:`prepare_records` (the Prefect flow passes its task). Nothing is written.
+
+    Raises:
+        SourceFormatError, RecordValidationError, CountBoundsError: from preparing a source.
     """
     current = _current_loads(store)
     by_name = {plan.name: plan for plan in planned}
     context: dict[str, str] = {}
-    out = []
+    known: pl.DataFrame | None = None  # the graph's drug rows, read when a source needs them
+    skipped: list[LoadResult] = []
+    pending: list[tuple[Planned, Records, MergeReport]] = []
     for name, module in SOURCES.items():
         info = module.SOURCE
+        load = current.get(info.infores)
         plan = by_name.get(name)
-        if plan is None and dependents and info.drugs and info.infores in current:
-            if current[info.infores].context != context:  # its earlier drug sources changed
-                plan = _refetch(name, settings, current[info.infores], offline=offline)
-        if plan is not None and info.drugs:
-            plan = dataclasses.replace(
-                plan, release=dataclasses.replace(plan.release, context=dict(context))
-            )
+        if plan is None and dependents and info.drugs and load is not None:
+            if load.context != context:  # the identity rows it merged onto changed
+                plan = _refetch(name, settings, load, offline=offline)
+        rows = load.rows if load is not None else None
         if plan is not None:
-            out.append(plan)
-        if info.drugs and (plan is not None or info.infores in current):
-            context[info.infores] = (
-                plan.release.load_id if plan is not None else current[info.infores].load_id
-            )
-    return out
+            if info.drugs:
+                release = dataclasses.replace(plan.release, context=dict(context))
+                plan = dataclasses.replace(plan, release=release)
+            result = None if force else writer.current(plan.release)
+            if result is not None:
+                log.info(
+                    "%s %s unchanged (inputs match the current load); skipped",
+                    plan.name,
+                    plan.release.version,
+                )
+                skipped.append(result)
+            else:
+                records = (prepare or _prepare)(plan, sample)
+                report = MergeReport(info.infores)
+                if info.drugs or "Drug" in records.nodes or records.named_edges:
+                    known = known_drugs(store) if known is None else known
+                    records, report, known = _resolve_source(plan, records, known)
+                pending.append((plan, records, report))
+                rows = identity_rows_digest(records)
+        if info.drugs and rows is not None:
+            context[info.infores] = rows
+    return skipped, pending
+
+
+def _prepare(plan: Planned, sample: bool) -> Records:
+    return prepare_records(plan, sample=sample)
+
+
+def identity_context(store: GraphStore, name: str) -> dict[str, str]:
+    """A drug source's context on the graph's current loads (a refresh's rule): the identity
+    rows' digests of the current loads of the drug sources before it in the registry."""
+    current = _current_loads(store)
+    context: dict[str, str] = {}
+    for other, module in SOURCES.items():
+        if other == name:
+            break
+        info = module.SOURCE
+        if info.drugs and info.infores in current:
+            context[info.infores] = current[info.infores].rows
+    return context
+
+
+def with_context(store: GraphStore, planned: Planned) -> Planned:
+    """``planned`` keyed on the graph's current loads (:func:`identity_context`), if a drug
+    source."""
+    if not source_module(planned.name).SOURCE.drugs:
+        return planned
+    release = dataclasses.replace(planned.release, context=identity_context(store, planned.name))
+    return dataclasses.replace(planned, release=release)
 
 
 def _refetch(name: str, settings: Settings, load: CurrentLoad, *, offline: bool) -> Planned | None:
@@ -360,8 +463,10 @@ def _refetch(name: str, settings: Settings, load: CurrentLoad, *, offline: bool)
 
 
 def identity_stale(store: GraphStore) -> list[str]:
-    """Current drug sources whose drugs merged onto loads that are no longer current (a refresh
-    of an earlier source changed them): they must be loaded again, in build order."""
+    """Current drug sources whose drugs merged onto identity rows that are no longer current (a
+    refresh of an earlier source changed its Drug names or xrefs): they must be loaded again,
+    in build order. A new release of an earlier source with the same identity rows makes none
+    stale."""
     current = _current_loads(store)
     context: dict[str, str] = {}
     stale = []
@@ -371,7 +476,7 @@ def identity_stale(store: GraphStore) -> list[str]:
             continue
         if current[info.infores].context != context:
             stale.append(name)
-        context[info.infores] = current[info.infores].load_id
+        context[info.infores] = current[info.infores].rows
     return stale
 
 
@@ -379,35 +484,23 @@ class CurrentLoad(NamedTuple):
     """What identity needs of a source's current load."""
 
     load_id: str
-    #: the loads its drugs merged onto (infores → load id)
+    #: the identity rows its drugs merged onto (infores → digest)
     context: dict[str, str]
     #: the input files it read
     checksums: dict[str, str]
+    #: the digest of its own Drug identity rows (:func:`identity_rows_digest`); a load written
+    #: before these were kept stands for itself (``load:<load id>``)
+    rows: str
 
 
 def _current_loads(store: GraphStore) -> dict[str, CurrentLoad]:
-    return {
-        row["source"]: CurrentLoad(
-            row["load_id"], json.loads(row["context"] or "{}"), json.loads(row["checksums"] or "{}")
+    out = {}
+    for row in store.read(cypher.load("build_current_loads")):
+        identity = json.loads(row["identity"]) if row["identity"] else {}
+        out[row["source"]] = CurrentLoad(
+            row["load_id"],
+            json.loads(row["context"] or "{}"),
+            json.loads(row["checksums"] or "{}"),
+            identity.get(IDENTITY_ROWS) or f"load:{row['load_id']}",
         )
-        for row in store.read(cypher.load("build_current_loads"))
-    }
-
-
-def split_unchanged(
-    writer: GraphWriter, planned: list[Planned]
-) -> tuple[list[LoadResult], list[Planned]]:
-    """Skip sources whose inputs match their current load; return (skipped, still to load)."""
-    skipped, pending = [], []
-    for plan in planned:
-        current = writer.current(plan.release)
-        if current is not None:
-            log.info(
-                "%s %s unchanged (inputs match the current load); skipped",
-                plan.name,
-                plan.release.version,
-            )
-            skipped.append(current)
-        else:
-            pending.append(plan)
-    return skipped, pending
+    return out

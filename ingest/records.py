@@ -52,8 +52,10 @@ class Release:
     #: The code that turns the inputs into records: parser version, schema and identity rules'
     #: digests. Part of the load key, so a fix in any of them reaches an existing graph.
     code: dict[str, str] = field(default_factory=dict)
-    #: The loads of the sources whose drugs this load's drugs merge onto (infores → load id):
-    #: part of the load key, so a change there reloads this source (build.with_identity_context).
+    #: The Drug identity rows of the sources whose drugs this load's drugs merge onto (infores →
+    #: digest, build.identity_rows_digest): part of the load key, so a change of their drug
+    #: names or xrefs reloads this source, and a release of theirs that keeps them does not
+    #: (build.plan_loads).
     context: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -12,6 +12,12 @@ Per source, in build order (drug identity: later sources merge onto earlier ones
    compare with the current load's snapshot and write only the difference, in one transaction
    (:mod:`biokg.ingest.delta`); without a snapshot the source is loaded whole, as a build does.
 
+A drug source's load is keyed on the Drug identity rows of the drug sources before it
+(:func:`~biokg.ingest.build.plan_loads`): a refresh that changes those (an earlier source's drug
+names or xrefs) refreshes the later drug sources too, each as a delta of what its merges now
+change; a release that changes only edges or other properties (1% of PrimeKG's rows) reloads
+nothing else.
+
 The Prefect flows (flows/refresh.py) run these steps as tasks; :func:`refresh` runs them for the
 CLI. Each source ends with a :class:`SourceReport`, kept with the load it made on its
 ``:SourceVersion`` (``refresh``): an unchanged source writes nothing, so the graph's history is
@@ -40,10 +46,11 @@ from biokg.ingest.build import (
     code_key,
     fetch_source,
     identity_stale,
+    load_identity,
     prepare_records,
     resolve_identities,
     source_module,
-    with_identity_context,
+    with_context,
 )
 from biokg.ingest.delta import apply_delta, diff, load_snapshot, save_snapshot
 from biokg.ingest.embedding.cache import VectorCache
@@ -141,12 +148,6 @@ def fetch_inputs(name: str, settings: Settings, *, offline: bool) -> Planned:
     return fetch_source(name, settings, data_dir=folder, offline=offline and folder is None)
 
 
-def with_context(store: GraphStore, settings: Settings, planned: Planned) -> Planned:
-    """``planned`` keyed on the current loads of the drug sources before it (build's rule)."""
-    [keyed] = with_identity_context(store, settings, [planned], dependents=False)
-    return keyed
-
-
 def load_changes(
     store: GraphStore,
     settings: Settings,
@@ -162,6 +163,7 @@ def load_changes(
         StoreError: the store refused the delta (nothing of it written).
     """
     writes = store.writes
+    planned = with_context(store, planned)  # keyed on the identity rows of earlier sources
     current = current_load(store, planned.name)
     report = SourceReport(
         planned.name,
@@ -177,7 +179,8 @@ def load_changes(
         return report
     records = prepare_records(planned, sample=sample)
     [(plan, records, identity)] = resolve_identities([(planned, records)], known_drugs(store))
-    _load(store, settings, plan.release, records, identity.as_dict(), current, report, upstream)
+    identity_props = load_identity(identity, records)
+    _load(store, settings, plan.release, records, identity_props, current, report, upstream)
     report.writes = store.writes - writes
     return report
 
@@ -268,13 +271,13 @@ def refresh_source(
     try:
         state, unchanged = check(name, settings, current, offline=offline)
         if unchanged and name in identity_stale(store):
-            unchanged = False  # an earlier source's drugs changed: merge onto them again
+            unchanged = False  # an earlier source's Drug identity rows changed: merge again
         if unchanged:
             report = SourceReport(
                 name, UNCHANGED, current.version, current.version, upstream=state.version
             )
         else:
-            planned = with_context(store, settings, fetch_inputs(name, settings, offline=offline))
+            planned = fetch_inputs(name, settings, offline=offline)
             report = load_changes(store, settings, planned, state, sample=sample)
     except BiokgError as err:
         log.warning("refresh of %s failed: %s", name, err)
@@ -301,7 +304,7 @@ def refresh(
     names = build_order(sources)
     check_licenses(names, settings)
     reports = [refresh_source(store, settings, n, offline=offline, sample=sample) for n in names]
-    for name in identity_stale(store):  # drugs that merged onto a source that just changed
+    for name in identity_stale(store):  # merged onto identity rows a refresh just changed
         if name not in names:
             reports.append(refresh_source(store, settings, name, offline=offline, sample=sample))
     if any(r.status in (UPDATED, RELOADED) for r in reports):

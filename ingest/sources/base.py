@@ -48,7 +48,7 @@ class SourceInfo:
     #: (``biokg build --accept-<name>-license`` or ``BIOKG_<NAME>_ACCEPT_LICENSE=1``).
     license_terms: str | None = None
     #: Its records define Drug nodes, which identity merges onto the drugs of the sources before
-    #: it in the registry: its load is keyed on theirs (build.with_identity_context).
+    #: it in the registry: its load is keyed on their Drug identity rows (build.plan_loads).
     drugs: bool = False
 
     def files_in(self, data_dir: Path) -> dict[str, Path]:
