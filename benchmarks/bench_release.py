@@ -17,6 +17,11 @@ both processes' peak memory is measured. Printed, each beside its must-hold targ
 5. ``biokg export rdf`` of one source (ChEMBL).
 
     python benchmarks/bench_release.py [--scale 0.01] [--no-kegg] [--no-agent] [--limit N] [--keep]
+    python benchmarks/bench_release.py --home /tmp/biokg-bench-release-XXXX/home   # checks 2-5 only
+
+``--home`` questions a graph an earlier ``--keep`` run built (same ``--scale``), so a change to
+the agent or the engine settings is measured at release size without the half-hour build.
+The engine's heap is ``BIOKG_JVM_HEAP`` from the environment (default 2g).
 
 Nothing is asserted; timings depend on what else the machine runs (say so when reporting).
 """
@@ -99,7 +104,8 @@ def _env(home: Path, mirror: Mirror, sources: tuple[str, ...]) -> dict[str, str]
     (home / "cache").mkdir(parents=True, exist_ok=True)
     for shared in ("debian", "models"):  # packaged data and models: made once per machine
         (TEST_DATA / shared).mkdir(parents=True, exist_ok=True)
-        (home / "cache" / shared).symlink_to(TEST_DATA / shared)
+        if not (home / "cache" / shared).exists():
+            (home / "cache" / shared).symlink_to(TEST_DATA / shared)
     return env
 
 
@@ -260,35 +266,29 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="first N dev questions (0: all)")
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--keep", action="store_true", help="keep the built graph home")
+    parser.add_argument("--home", type=Path, help="question this kept graph home; no build")
     args = parser.parse_args()
     online = ONLINE + (() if args.no_kegg else ("kegg",))
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f}; scale {args.scale:g}; sources {OFFLINE + online}"
     )
-    work = Path(tempfile.mkdtemp(prefix="biokg-bench-release-"))
+    work = args.home.parent if args.home else Path(tempfile.mkdtemp(prefix="biokg-bench-release-"))
     clock = Clock()
     with Mirror() as mirror:
         folders = clock.time("generate (cached)", lambda: publish(mirror, online, args.scale))
         primekg = work / "primekg-mirror"  # a copy: the 1% change must not touch the cache
-        shutil.copytree(folders["primekg"], primekg)
+        shutil.copytree(folders["primekg"], primekg, dirs_exist_ok=True)  # --home: the 1% undone
         mirror.routes |= {k: primekg / v.name for k, v in mirror.routes.items()
                           if k.startswith("/primekg/")}  # fmt: skip
         env = _env(work / "home", mirror, online)
         settings = Settings.from_env(env)
-        server = clock.time("engine start", lambda: embedded.start_background(settings))
+        server = None
         try:
-            with GraphStore.connect(settings) as store:
-                build_phases(store, settings, online, clock)
-                built = sum(v for k, v in clock.phases.items() if k != "generate (cached)")
-                size = sum(p.stat().st_size for p in settings.db_dir.rglob("*") if p.is_file())
-                print(
-                    f"BUILD {built:.0f} s (target {TARGETS['build']}); database "
-                    f"{size / 1e9:.2f} GB on disk; Python peak "
-                    f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2:.2f} GB, "
-                    f"engine peak {_proc_peak_gb(server.pid):.2f} GB (target {TARGETS['peak']})"
-                )
-            embedded.stop_background(settings)
+            if not args.home:
+                server = clock.time("engine start", lambda: embedded.start_background(settings))
+                _build(settings, online, clock, server)
+                embedded.stop_background(settings)
             server = clock.time("index warm-up (db start)", lambda: _db_start(env, settings))
             with GraphStore.connect(settings) as store:
                 _check("neighbourhood", lambda: neighbourhood(store, env))
@@ -297,16 +297,33 @@ def main() -> None:
             _check("refresh", lambda: refresh_checks(env, settings, primekg))
             _check("rdf", lambda: _rdf(env, work))
         finally:
-            print(f"engine peak RSS at the end: {_proc_peak_gb(server.pid):.2f} GB")
+            if server is not None:
+                print(f"engine peak RSS at the end: {_proc_peak_gb(server.pid):.2f} GB")
             embedded.stop_background(settings)
             logs = Path(tempfile.gettempdir()) / "biokg-bench-release-logs"
             shutil.rmtree(logs, ignore_errors=True)
             shutil.copytree(settings.db_dir, logs, ignore=_not_logs)
             print(f"engine logs kept in {logs}")
-            if args.keep:
+            if args.keep or args.home:
                 print(f"graph home kept in {work / 'home'}")
             else:
                 shutil.rmtree(work, ignore_errors=True)
+
+
+def _build(
+    settings: Settings, online: tuple[str, ...], clock: Clock, server: embedded.ServerInfo
+) -> None:
+    """Every phase of the build, then its size and both processes' peak memory."""
+    with GraphStore.connect(settings) as store:
+        build_phases(store, settings, online, clock)
+    built = sum(v for k, v in clock.phases.items() if k != "generate (cached)")
+    size = sum(p.stat().st_size for p in settings.db_dir.rglob("*") if p.is_file())
+    print(
+        f"BUILD {built:.0f} s (target {TARGETS['build']}); database "
+        f"{size / 1e9:.2f} GB on disk; Python peak "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2:.2f} GB, "
+        f"engine peak {_proc_peak_gb(server.pid):.2f} GB (target {TARGETS['peak']})"
+    )
 
 
 def _check(name: str, work: Callable[[], object]) -> None:

@@ -4,9 +4,12 @@
 // group's nodes (as the edges' subjects or objects when g.outgoing says; drawn in one of the
 // g.within pathways when given). Ranked by how many groups they meet; one hit per group kept as
 // evidence.
+// Each group's nodes are sought by id: `c.id IN g.ids` on an unwound map is not an index
+// seek on the embedded engine (a scan of every node: 30 s and more at release size).
 UNWIND $groups AS g
-MATCH (c:Entity)-[r]-(t:Entity)
-WHERE c.id IN g.ids AND type(r) IN g.types
+UNWIND g.ids AS constraint_id
+MATCH (c:Entity {id: constraint_id})-[r]-(t:Entity)
+WHERE type(r) IN g.types
   AND (g.outgoing IS NULL OR (startNode(r) = c) = g.outgoing)
   AND (size(g.within) = 0 OR r.pathway IN g.within)
   AND [l IN labels(t) WHERE l <> 'Entity'][0] IN $targets
