@@ -5,7 +5,10 @@ makes case, punctuation, spacing and salt words irrelevant, and it is the only w
 properties (synonyms, brand names) on ArcadeDB, whose full-text indexes cover single strings
 only. The lexicon is read from the graph once (seconds for 100k nodes) and cached as an indexed
 SQLite file keyed by the current load of every source, so it is rebuilt exactly when the graph
-changed and opened in milliseconds otherwise.
+changed and opened in milliseconds otherwise. The sorted lists typo-tolerant matching scans
+are stored whole, one text each, because reading a release-size graph's million keys row by row
+took seconds of every CLI question; documents' titles (drug labels and their sections, over
+half of those keys) stay exact keys only, since their words are their drug's names.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 7
+LEXICON_FORMAT = 8
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -56,6 +59,8 @@ _NAME_COLUMNS = {
     "brand_names": "brand",
     "generic_names": "generic",
 }
+#: Between the entries of a stored sorted list (name keys are words joined by single spaces).
+SORTED_SEPARATOR = "\n"
 _KEY_SCHEMA = {"key": pl.String, "id": pl.String, "rule": pl.String, "text": pl.String}
 _NODE_SCHEMA = {"id": pl.String, "label": pl.String, "name": pl.String}
 
@@ -121,15 +126,18 @@ class Lexicon:
 
     @cached_property
     def fuzzy_keys(self) -> list[str]:
-        """Every name key of four letters or more, sorted (typo-tolerant matching reads it)."""
-        rows = self._db.execute("SELECT DISTINCT key FROM keys WHERE length(key) >= 4 ORDER BY key")
-        return [key for (key,) in rows]
+        """Every name key of four letters or more but documents' titles, sorted (typo-tolerant
+        matching reads it)."""
+        return self._sorted("keys")
 
     @cached_property
     def word_list(self) -> list[str]:
         """Every word of four letters or more in a name key, sorted (respelling reads it)."""
-        rows = self._db.execute("SELECT word FROM words WHERE length(word) >= 4 ORDER BY word")
-        return [word for (word,) in rows]
+        return self._sorted("words")
+
+    def _sorted(self, kind: str) -> list[str]:
+        (text,) = self._db.execute("SELECT text FROM sorted WHERE kind = ?", (kind,)).fetchone()
+        return text.split(SORTED_SEPARATOR) if text else []
 
     @cached_property
     def labels(self) -> frozenset[str]:
@@ -272,7 +280,17 @@ def _fill(db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame) -> No
         CREATE TABLE ids (ref TEXT PRIMARY KEY, id TEXT);
         CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER, only_label TEXT);
         CREATE TABLE labels (label TEXT PRIMARY KEY);
+        CREATE TABLE sorted (kind TEXT PRIMARY KEY, text TEXT);
         """
+    )
+    fuzzy = names.filter((pl.col("rule") != "title") & (pl.col("key").str.len_chars() >= 4))
+    spelt = words.filter(pl.col("word").str.len_chars() >= 4)
+    db.executemany(
+        "INSERT INTO sorted VALUES (?, ?)",
+        [
+            ("keys", SORTED_SEPARATOR.join(fuzzy["key"].unique().sort())),
+            ("words", SORTED_SEPARATOR.join(spelt["word"].unique().sort())),
+        ],
     )
     db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", nodes.unique("id").iter_rows())
     db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
