@@ -13,6 +13,19 @@ comparison. Writes are the engine's own count of committed write transactions (`
     python benchmarks/bench_refresh.py [--every 100]
 
 Offline inputs are made once in ~/.cache/biokg/bench (as bench_build.py does).
+
+``--release-scale S`` measures the drug sources instead (issue 23: "a 1% change refreshed in
+time proportional to the change"): ChEMBL, PrimeKG and KEGG generated at ``S`` of release size
+(bench_release.py's generators and loopback mirror, cached) are built online, openFDA from its
+offline files (a refresh asks a mirror for the offline layout's files, which the generated bulk
+release does not have), then
+refreshed with nothing changed (twice: the first refresh after a build records each upstream
+marker), then with 1% of PrimeKG's edges taken out (all between non-drug nodes: no drug's
+identity changes; :func:`change_primekg`) and a new Dataverse version; last, once more
+unchanged. Each refresh
+prints its report (which sources were reloaded), seconds and the engine's write transactions.
+
+    python benchmarks/bench_refresh.py --release-scale 0.01 [--no-kegg]
 """
 
 from __future__ import annotations
@@ -30,6 +43,9 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import polars as pl
+
+from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.build import build, fetch_source
 from biokg.ingest.refresh import markdown_report, refresh
 from biokg.ingest.upstream import UPSTREAMS
@@ -99,13 +115,123 @@ def timed(settings: Settings, what: str, work) -> object:
     return result
 
 
+def change_primekg(folder: Path, every: int) -> int:
+    """Take one in ``every`` of kg.csv's edges out (``1/every`` of its edge keys: relation and
+    unordered pair), all of them between non-drug nodes, so no drug's identity changes: each
+    row of a key taken out (both directions) becomes a copy of row 0, so no other row moves
+    (edges cite their row). The Dataverse marker names a new version. Returns the keys taken."""
+    rows = pl.read_csv(folder / "kg.csv", infer_schema=False)
+    pair = pl.concat_str(
+        [pl.col("relation"), pl.min_horizontal("x_id", "y_id"), pl.max_horizontal("x_id", "y_id")],
+        separator="|",
+    )
+    keyed = rows.with_columns(pair.alias("key"))
+    drug = (pl.col("x_type") == "drug") | (pl.col("y_type") == "drug")
+    every_key = keyed["key"].n_unique()
+    candidates = keyed.filter(~drug)["key"].unique(maintain_order=True)
+    step = max(1, candidates.len() * every // every_key)
+    gone = set(candidates.gather_every(step).to_list()) - {keyed["key"][0]}
+    mask = keyed["key"].is_in(list(gone))
+    result = rows.with_columns(
+        pl.when(mask).then(pl.lit(v)).otherwise(pl.col(c)).alias(c)
+        for c, v in zip(rows.columns, rows.row(0), strict=True)
+    )
+    result.write_csv(folder / "kg.csv")
+    (folder / "dataset.json").write_text(
+        json.dumps({"data": {"versionNumber": 2, "versionMinorNumber": 2}})
+    )
+    print(f"PrimeKG: {every_key:,} edge keys, {len(gone):,} taken out ({int(mask.sum()):,} rows)")
+    return len(gone)
+
+
+def release_scale(scale: float, every: int, kegg: bool) -> None:
+    """The drug sources at ``scale`` of release size (module docstring, --release-scale)."""
+    from release_common import TEST_DATA
+    from release_mirror import Mirror, publish
+
+    sources = ("chembl", "primekg", "openfda") + (("kegg",) if kegg else ())
+    work = Path(tempfile.mkdtemp(prefix="biokg-bench-refresh-release-"))
+    with Mirror() as mirror:
+        # openFDA from its offline files, not the mirror: a refresh asks a mirror for the files
+        # of the offline layout (harmonized_small.json, ...), which the bulk mirror lacks (404)
+        folders = publish(mirror, tuple(s for s in sources if s != "openfda"), scale)
+        primekg = work / "primekg-mirror"  # a copy: the 1% change must not touch the cache
+        shutil.copytree(folders["primekg"], primekg)
+        mirror.routes |= {
+            k: primekg / v.name for k, v in mirror.routes.items() if k.startswith("/primekg/")
+        }
+        home = work / "home"
+        (home / "cache").mkdir(parents=True)
+        for shared in ("debian", "models"):
+            (TEST_DATA / shared).mkdir(parents=True, exist_ok=True)
+            (home / "cache" / shared).symlink_to(TEST_DATA / shared)
+        settings = Settings.from_env(
+            {
+                **mirror.env(tuple(s for s in sources if s != "openfda")),
+                "BIOKG_HOME": str(home),
+                "BIOKG_BOLT_PORT": str(free_port()),
+                "BIOKG_HTTP_PORT": str(free_port()),
+                "BIOKG_MONDO_DIR": str(SHARED_MAPPINGS),
+                "BIOKG_KEGG_ACCEPT_LICENSE": "1",
+            }
+        )
+        # below release size, only the upper count bounds apply (sample)
+        run = functools.partial(refresh, sources=sources, offline=True, sample=True, embed=False)
+        try:
+            embedded.start_background(settings, timeout_s=600)  # a busy machine starts it slowly
+            with GraphStore.connect(settings) as store:
+                for part, offline in (
+                    (("chembl", "primekg"), False),
+                    (("openfda",), True),  # refresh reads openFDA's offline files (see above)
+                    (("kegg",) if kegg else (), False),
+                ):
+                    if part:
+                        what = f"build of {', '.join(part)} at scale {scale:g}"
+                        if offline:
+                            what = f"build of {', '.join(part)} (offline files)"
+                        timed(
+                            settings,
+                            what,
+                            lambda p=part, o=offline: build(
+                                store, settings, p, offline=o, sample=True
+                            ),
+                        )
+                for what in ("first refresh after the build", "refresh, nothing changed"):
+                    print(markdown_report(timed(settings, what, lambda: run(store, settings))))
+                change_primekg(primekg, every)
+                print(
+                    markdown_report(
+                        timed(
+                            settings,
+                            "refresh of primekg, 1% changed",
+                            lambda: run(store, settings, sources=("primekg",)),
+                        )
+                    )
+                )
+                print(
+                    markdown_report(
+                        timed(settings, "refresh, nothing changed", lambda: run(store, settings))
+                    )
+                )
+        finally:
+            embedded.stop_background(settings)
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--every", type=int, default=100, help="change every N-th GAF line")
+    parser.add_argument("--every", type=int, default=100, help="change every N-th line/row")
+    parser.add_argument(
+        "--release-scale", type=float, help="the drug sources at this share of release size"
+    )
+    parser.add_argument("--no-kegg", action="store_true", help="with --release-scale")
     args = parser.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
+    if args.release_scale:
+        release_scale(args.release_scale, args.every, kegg=not args.no_kegg)
+        return
     bench_cache = Path.home() / ".cache" / "biokg" / "bench"
     bench_cache.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="biokg-bench-refresh-"))
