@@ -35,7 +35,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 8
+LEXICON_FORMAT = 9
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -308,7 +308,8 @@ def graph_digest(versions: list[dict]) -> str:
 
 
 def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
-    return _frames(store.read(cypher.load("agent_lexicon"), timeout_s=300))
+    unnamed = [label for label, spec in load_schema().labels.items() if not spec.named]
+    return _frames(store.read(cypher.load("agent_lexicon"), {"unnamed": unnamed}, timeout_s=300))
 
 
 def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -57,6 +57,9 @@ class LabelSpec(_Strict):
     embed: tuple[str, ...]
     nouns: tuple[str, ...]
     kinds: KindsSpec | None = None
+    #: False: questions never name these nodes by their own names (label sections, reached
+    #: through their label and kind), so the linker's lexicon leaves them out.
+    named: bool = True
 
 
 class Paraphrases(_Strict):
