@@ -18,6 +18,7 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -64,8 +65,8 @@ class PhenotypeIndex:
     term_index: dict[str, int] = field(default_factory=dict, repr=False)
     disease_index: dict[str, int] = field(default_factory=dict, repr=False)
     closure_sets: list[frozenset[int]] = field(default_factory=list, repr=False)
-    #: matrices a scorer derives once per index (by name)
-    derived: dict[str, sparse.spmatrix] = field(default_factory=dict, repr=False)
+    #: matrices and vectors a scorer derives once per index (by name)
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
     F_rows: sparse.csr_matrix = field(default=None, repr=False)  # type: ignore[assignment]
     direct_columns: sparse.csc_matrix = field(default=None, repr=False)  # type: ignore[assignment]
 

@@ -15,8 +15,10 @@ the best column is the common ancestor through which q meets the disease.
   only there, and a smaller one when the disease has the term only through more specific
   annotations) in the disease over its background frequency among all diseases; an excluded
   term adds ``ln((1 - f) / (1 - background))``, f its frequency in the disease, both sides
-  floored. Terms add up. Its :meth:`~LikelihoodRatio.term_values` is a faster path to the same
-  numbers (a unit test holds them equal).
+  floored. Terms add up, less the disease's expected value for as many random terms
+  (calibration against random patients, as Phenomizer calibrates its scores). Its
+  :meth:`~LikelihoodRatio.term_values` is a faster path to the same numbers (a unit test holds
+  them equal).
 
 Contributions are in the scorer's own units: nats of information content (ExactIC, ResnikBMA) or
 of likelihood ratio (LikelihoodRatio).
@@ -44,6 +46,13 @@ IMPLIED_PENALTY = 0.02
 #: strong penalty ranks the true disease lower; 0.8 keeps exclusions as weak evidence against
 #: (measured: docs/decisions/0021-differential-diagnosis.md).
 ABSENCE_FLOOR = 0.8
+#: LikelihoodRatio: how many random terms calibrate each disease (Phenomizer's random patients):
+#: a disease's score is its sum of term values less what as many random terms would score
+#: against it, so a disease whose large profile meets any term somewhere gains nothing from
+#: that alone. Drawn from the annotations (a term as often as diseases are annotated with it),
+#: with a fixed seed; 300 was not tuned (docs/decisions/0021-differential-diagnosis.md).
+CALIBRATION_TERMS = 300
+CALIBRATION_SEED = 26
 
 
 @dataclass(frozen=True)
@@ -82,18 +91,24 @@ class Scorer(ABC):
         matches = []
         row = _dense_row(index.F_rows, disease)
         direct = _dense_row(index.direct, disease)
+        seen_offset, absent_offset = self.offsets(index, disease)
         for q in observed:
             cols = index.closures[q]
             values = self.candidates(index, row[cols][None, :], cols, q, direct[[q]])[0]
             best = int(values.argmax())
             met = bool(np.isfinite(values[best]) and values[best] != self.no_match)
             value = float(values[best]) if np.isfinite(values[best]) else self.no_match
-            matches.append(TermMatch(q, int(cols[best]) if met else None, value))
+            matches.append(TermMatch(q, int(cols[best]) if met else None, value - seen_offset))
         for x in excluded:
             f = row[x]
-            value = float(self.against(index, np.array([f]), x)[0])
+            value = float(self.against(index, np.array([f]), x)[0]) - absent_offset
             matches.append(TermMatch(x, x if f > 0 else None, value, excluded=True))
         return matches
+
+    def offsets(self, index: PhenotypeIndex, disease: int) -> tuple[float, float]:
+        """What :meth:`combine` takes off each observed and each excluded term's value for
+        ``disease`` (none by default), so that an explanation adds up to the score."""
+        return 0.0, 0.0
 
     def term_values(self, index: PhenotypeIndex, q: int) -> np.ndarray:
         """Each disease's value for observed term ``q``: its best candidate."""
@@ -189,11 +204,47 @@ class LikelihoodRatio(Scorer):
         penalty: float = ANCESTOR_PENALTY,
         implied: float = IMPLIED_PENALTY,
         absence_floor: float = ABSENCE_FLOOR,
+        calibrate: bool = True,
     ) -> None:
         self.penalty = penalty
         self.implied = implied
         self.absence_floor = absence_floor
+        self.calibrate = calibrate
         self.no_match = float(np.log(penalty))
+
+    def combine(
+        self,
+        index: PhenotypeIndex,
+        per_term: np.ndarray,
+        against: np.ndarray,
+        observed: list[int],
+    ) -> np.ndarray:
+        """The sum of the term values, less each disease's expected value for as many random
+        observed and excluded terms (:data:`CALIBRATION_TERMS`)."""
+        scores = per_term.sum(axis=1) + against.sum(axis=1)
+        if not self.calibrate:
+            return scores
+        seen, absent = self.expected(index)
+        return scores - per_term.shape[1] * seen - against.shape[1] * absent
+
+    def offsets(self, index: PhenotypeIndex, disease: int) -> tuple[float, float]:
+        if not self.calibrate:
+            return 0.0, 0.0
+        seen, absent = self.expected(index)
+        return float(seen[disease]), float(absent[disease])
+
+    def expected(self, index: PhenotypeIndex) -> tuple[np.ndarray, np.ndarray]:
+        """Each disease's mean value of a random observed term and of a random excluded one
+        (computed once per index and scorer settings)."""
+        key = f"expected:{self.penalty}:{self.implied}:{self.absence_floor}"
+        if key not in index.derived:
+            terms = random_terms(index, CALIBRATION_TERMS)
+            seen = np.mean([self.term_values(index, q) for q in terms], axis=0)
+            absent = np.mean(
+                [self.against(index, index.F[:, [x]].toarray().ravel(), x) for x in terms], axis=0
+            )
+            index.derived[key] = (seen, absent)
+        return index.derived[key]
 
     def candidates(
         self,
@@ -232,6 +283,15 @@ class LikelihoodRatio(Scorer):
     def against(self, index: PhenotypeIndex, f: np.ndarray, x: int) -> np.ndarray:
         missing = np.maximum(1.0 - f, self.absence_floor)
         return np.log(missing) - np.log(max(1.0 - index.background[x], self.absence_floor))
+
+
+def random_terms(index: PhenotypeIndex, n: int, *, seed: int = CALIBRATION_SEED) -> list[int]:
+    """``n`` terms drawn from the diseases' annotations (a term as often as diseases are
+    annotated with exactly it), the same ones for the same index."""
+    annotated = np.sort(index.direct.tocoo().col)
+    if not len(annotated):
+        return []
+    return [int(t) for t in np.random.default_rng(seed).choice(annotated, size=n)]
 
 
 def _dense_row(rows: sparse.csr_matrix, row: int) -> np.ndarray:
