@@ -7,14 +7,17 @@
 // agent_equivalents.cypher); the bridge edges are kept with the path.
 // Negated edges (GO/HPO NOT) do not carry a chain. $first_out/$second_out: true = the nearer
 // node is the edge's subject, false = its object, null = either.
-MATCH (s:Entity {id: $seed})-[r1]-(m:Entity)
-WHERE type(r1) = $first AND $via IN labels(m) AND coalesce(r1.negated, false) = false
+// {first} and {second} are the chain's relationship types (schema/ names, validated before
+// substitution): matched by `type(r) = $param`, the embedded engine expands every edge of each
+// node on the way (10-30 s for a hub gene's diseases' phenotypes at release size; 0.2-0.6 s typed).
+MATCH (s:Entity {id: $seed})-[r1:{first}]-(m:Entity)
+WHERE $via IN labels(m) AND coalesce(r1.negated, false) = false
   AND ($first_out IS NULL OR (startNode(r1) = s) = $first_out)
 MATCH b = (m)-[:SAME_AS*0..2]-(m2:Entity)
 WHERE none(i IN range(1, size(nodes(b)) - 2) WHERE any(x IN relationships(b)
            WHERE x.grouped = true AND startNode(x) = nodes(b)[i]))
-MATCH (m2)-[r2]-(t:Entity)
-WHERE type(r2) = $second AND size([l IN labels(t) WHERE l IN $targets]) > 0
+MATCH (m2)-[r2:{second}]-(t:Entity)
+WHERE size([l IN labels(t) WHERE l IN $targets]) > 0
   AND t <> s AND coalesce(r2.negated, false) = false
   AND ($second_out IS NULL OR (startNode(r2) = m2) = $second_out)
   AND (size($kinds) = 0

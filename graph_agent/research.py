@@ -128,16 +128,15 @@ class ChainSearch(ResearchStep[ChainWalk]):
                 "agent_chain",
                 {
                     "seed": start,
-                    "first": chain.first,
                     "first_out": chain.first_out,
                     "via": chain.via,
-                    "second": chain.second,
                     "second_out": chain.second_out,
                     "targets": list(chain.targets),
                     "kinds": list(request.focus.kinds),
                     "limit": self.rows,
                 },
                 step=f"depth:{relation}",
+                types={"first": chain.first, "second": chain.second},
             )
             for row in rows:
                 paths = row["paths"]

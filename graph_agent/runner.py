@@ -49,11 +49,28 @@ class QueryRunner:
     _budgeted: int = 0
     _started: float = field(default_factory=time.perf_counter)
 
-    def template(self, name: str, params: dict[str, Any], *, step: str) -> list[dict[str, Any]]:
+    def template(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        step: str,
+        types: dict[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` with parameters (and ``$kind_properties``, the schema's
         ``kinds`` properties, which node projections report as each node's kind; with
-        ``$kinds``, also ``$kind_labels``: the labels those kinds belong to)."""
+        ``$kinds``, also ``$kind_labels``: the labels those kinds belong to).
+
+        ``types`` fills the file's ``{placeholder}`` relationship types (a typed pattern is an
+        edge-type lookup on the engine, a ``type(r) = $param`` filter a walk over every edge);
+        a name that is not one of schema/'s relationship types is a ValueError.
+        """
         schema = load_schema()
+        text = cypher.load(name)
+        for placeholder, rel_type in (types or {}).items():
+            if rel_type not in schema.types:
+                raise ValueError(f"cypher/{name}.cypher: {rel_type!r} is no relationship type")
+            text = text.replace(f"{{{placeholder}}}", rel_type)
         params = {"kind_properties": schema.kind_properties, **params}
         if "kinds" in params:
             kinds = set(params["kinds"])
@@ -62,7 +79,7 @@ class QueryRunner:
                 for label, spec in schema.labels.items()
                 if spec.kinds is not None and kinds & set(spec.kinds.values)
             )
-        return self.run(cypher.load(name), params, step=step)
+        return self.run(text, params, step=step)
 
     def run(
         self,

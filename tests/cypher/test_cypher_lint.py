@@ -26,6 +26,11 @@ def _rendered(name: str, text: str, schema: GraphSchema) -> list[tuple[str, str]
     """A template filled in as the code fills it: once per label or relationship type."""
     if "{label}" in text:
         return [(f"{name}[{label}]", text.replace("{label}", label)) for label in schema.labels]
+    if "{first}" in text:  # a chain's two types (Runner.template's ``types``)
+        return [
+            (f"{name}[{t}]", text.replace("{first}", t).replace("{second}", t))
+            for t in schema.types
+        ]
     if "{type}" in text or "__TYPE__" in text:
         out = []
         for rel_type, spec in schema.types.items():
