@@ -133,11 +133,14 @@ def _write(
     return len(default) + sum(len(t) for t in named.values())
 
 
-def edges_by_type(store: GraphStore, sources: list[str] | None) -> Iterator[dict[str, Any]]:
+def edges_by_type(
+    store: GraphStore, sources: list[str] | None, *, query: str = "rdf_edges"
+) -> Iterator[dict[str, Any]]:
     """Every edge row, one relationship type per query: each engine command stays short (the
-    embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S)."""
+    embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
+    the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters)."""
     types = sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
-    template = cypher.load("rdf_edges")
+    template = cypher.load(query)
     for rel in types:  # a type name the engine reported, quoted as a name
         query = template.replace("-[r]->", f"-[r:`{rel.replace('`', '``')}`]->", 1)
         yield from store.stream(query, {"sources": sources})
