@@ -157,22 +157,31 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 1800) -> tuple[float,
     return time.perf_counter() - started, done.stdout
 
 
+def _score(env: dict[str, str], limit: int, jobs: int) -> subprocess.Popen:
+    """score.py on the development set, ``jobs`` questions at a time, started."""
+    biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
+    args = ["--limit", str(limit)] if limit else []
+    return subprocess.Popen(
+        [sys.executable, str(EVAL / "score.py"), "--questions", str(EVAL / "dev_questions.jsonl"),
+         "--cmd", f"{biokg} ask", "--jobs", str(jobs), *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+
+
+def _errors(scored: subprocess.Popen) -> tuple[str, int]:
+    """score.py's output and its error count ("errors (N): ..."; it lists only the first few)."""
+    out, _ = scored.communicate()
+    counted = re.search(r"^errors \((\d+)\)", out, re.MULTILINE)
+    return out, int(counted.group(1)) if counted else 0
+
+
 def agent(env: dict[str, str], limit: int, jobs: int) -> None:
     """score.py (4 at a time: engine errors) and bench_ask.py (latency, one at a time)."""
-    biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
-    questions = EVAL / "dev_questions.jsonl"
-    args = ["--limit", str(limit)] if limit else []
-    scored = subprocess.run(
-        [sys.executable, str(EVAL / "score.py"), "--questions", str(questions),
-         "--cmd", f"{biokg} ask", "--jobs", str(jobs), *args],
-        env=env, capture_output=True, text=True,
-    )  # fmt: skip
-    out = scored.stdout + scored.stderr
-    # score.py's own count ("errors (N): ..."; it lists only the first few)
-    counted = re.search(r"^errors \((\d+)\)", out, re.MULTILINE)
-    errors = int(counted.group(1)) if counted else 0
+    out, errors = _errors(_score(env, limit, jobs))
     print(out.strip()[-1500:])
     print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {TARGETS['errors']})")
+    args = ["--limit", str(limit)] if limit else []
+    questions = EVAL / "dev_questions.jsonl"
     asked = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("bench_ask.py")),
          "--questions", str(questions), *args],
@@ -228,8 +237,9 @@ def neighbourhood(store: GraphStore, env: dict[str, str]) -> None:
         server.wait(30)
 
 
-def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path) -> None:
-    """Unchanged refresh, then 1% of PrimeKG's rows changed and a new Dataverse version."""
+def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path, jobs: int) -> None:
+    """Unchanged refresh, then 1% of PrimeKG's rows changed and a new Dataverse version, with
+    the first 40 development questions asked ``jobs`` at a time while it writes."""
     writes = write_transactions(settings)
     seconds, out = _cli(env, "refresh", "--offline", "--no-embed")
     print(out.strip()[-1200:])
@@ -250,12 +260,14 @@ def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path) -> No
         json.dumps({"data": {"versionNumber": 2, "versionMinorNumber": 2}})
     )
     writes = write_transactions(settings)
+    asking = _score(env, 40, jobs)
     seconds, out = _cli(env, "refresh", "--offline", "--sources", "primekg", "--no-embed")
     print(out.strip()[-800:])
     print(
         f"  refresh, 1% of PrimeKG's {kg.height:,} rows changed: {seconds:.1f} s, "
         f"{write_transactions(settings) - writes} write transactions"
     )
+    print(f"  engine errors, 40 questions {jobs} at a time while it wrote: {_errors(asking)[1]}")
 
 
 def main() -> None:
@@ -294,7 +306,7 @@ def main() -> None:
                 _check("neighbourhood", lambda: neighbourhood(store, env))
             if not args.no_agent:
                 _check("agent", lambda: agent(env, args.limit, args.jobs))
-            _check("refresh", lambda: refresh_checks(env, settings, primekg))
+            _check("refresh", lambda: refresh_checks(env, settings, primekg, args.jobs))
             _check("rdf", lambda: _rdf(env, work))
         finally:
             if server is not None:
