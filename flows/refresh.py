@@ -99,6 +99,7 @@ def refresh_source_flow(
     state, unchanged = check_upstream.with_options(**retries)(name, settings, current, offline)
     if unchanged and name in steps.identity_stale(store):
         unchanged = False  # an earlier source's Drug identity rows changed: merge again
+    if unchanged:
         report = steps.SourceReport(
             name, steps.UNCHANGED, current.version, current.version, upstream=state.version
         ).as_dict()
