@@ -36,7 +36,7 @@ L2 = 2.0
 MIN_RECALL = 0.97
 #: Features computed and traced but left out of the model: backward elimination on the fit split
 #: (recall + not-in-graph accuracy) dropped them; with 400 pairs they fit noise.
-DROPPED = frozenset({"words", "name_covered", "matched_zipf", "fulltext"})
+DROPPED = frozenset({"words", "matched_zipf", "fulltext"})
 MODEL = tuple(name for name in FEATURES if name not in DROPPED)
 _WORD = re.compile(r"\w+")
 

@@ -125,6 +125,7 @@ class GraphAgent:
             cue_sequences=reader.cue_sequences,
             nouns=reader.nouns,
             searchers=searchers,
+            reach=reader.reachable_labels,
         )
         researcher = LLMResearcher.from_settings(settings)
         return cls(

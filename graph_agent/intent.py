@@ -157,6 +157,16 @@ class QuestionReader:
             for word in p.lemmas
         }
 
+    def reachable_labels(self, question: str) -> frozenset[str] | None:
+        """The labels at either end of every relationship type the question cues, read before
+        any name is linked (None when it cues none): a linking feature, since a name the
+        question's relationship cannot touch is seldom the one meant (docs/decisions/0018)."""
+        intent = self.read(question)
+        types = [self.schema.types[t] for t in (*intent.relations, *intent.inverse)]
+        if not types:
+            return None
+        return frozenset(label for t in types for label in (*t.from_labels, *t.to_labels))
+
     def read(
         self,
         question: str,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from string import ascii_lowercase
@@ -139,9 +139,10 @@ class EntityLinker:
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
         scorer: LinkScorer | None = None,
+        reach: Callable[[str], frozenset[str] | None] | None = None,
     ) -> None:
         self.lexicon = lexicon
-        # off by default until it judges without costing the agent (decision 0018)
+        # off by default: on the development set it still drops real names (decision 0018)
         self.scorer = scorer or accept_all()
         #: when a list, every scored candidate is appended to it (for fitting the scorer)
         self.trace: list[Decision] | None = None
@@ -151,6 +152,9 @@ class EntityLinker:
         self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
         self.sequences = frozenset(cue_sequences)  # cues of several words ("go term")
         self.searchers = tuple(searchers)
+        #: the labels a question's relationship cues can join (a feature of every candidate)
+        self.reach = reach
+        self._reach: frozenset[str] | None = None
 
     def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
         """Candidates for ``text`` taken as one name (``biokg search``), best first.
@@ -171,15 +175,19 @@ class EntityLinker:
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
         question = words.clean(question)
+        self._reach = self.reach(question) if self.reach is not None else None
         tokens = self._tokens(question)
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
-        spans = [s for s in spans if s.candidates]  # the scorer's "not in the graph"
+        # a span whose candidates the scorer rejected names nothing in the graph
+        rejected = {i for s in spans if not s.candidates for i in range(s.start, s.end)}
+        spans = [s for s in spans if s.candidates]
         covered = {i for s in spans for i in range(s.start, s.end)}
         spans += self._leftover_spans(question, tokens, covered, read)
-        spans = _restatements_merged(tokens, spans)
+        rejected |= {i for s in spans if not s.candidates for i in range(s.start, s.end)}
+        spans = _restatements_merged(tokens, [s for s in spans if s.candidates])
         mentions = [self._mention(question, tokens, span) for span in spans]
         covered = {i for s in spans for i in range(s.start, s.end)}
-        mentions += self._unknown(question, tokens, covered)
+        mentions += self._unknown(question, tokens, covered, rejected - covered)
         return sorted(mentions, key=lambda m: question.find(m.text))
 
     def _grammar(self, key: str) -> bool:
@@ -265,7 +273,7 @@ class EntityLinker:
                 candidates = self._plausible(span, candidates)
                 weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
-                    decided = self._decide(tokens, start, end, candidates, judge=False)
+                    decided = self._decide(tokens, start, end, candidates)
                     found.append(_Span(start, end, decided, weak))
         found.sort(key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), -_best(s), s.start))
         chosen: list[_Span] = []
@@ -348,35 +356,34 @@ class EntityLinker:
         start: int,
         end: int,
         candidates: list[Candidate],
-        *,
-        judge: bool = True,
     ) -> list[Candidate]:
         """The span's candidates if the scorer links it (see :mod:`.linking_score`), none when
         it names nothing in the graph: one decision per span, on its best candidate, so that the
         exact namesakes below it stay as the mention's alternatives.
 
-        An exact name of two content words or more is trusted (scored and traced, never
-        dropped): guesses are respellings, index hits and lone words, and those the scorer
-        judges. ``judge=False`` scores and traces only: exact spans are still chosen by the
-        rules (:meth:`_plausible`, :meth:`_weak`) until the scorer is fitted on questions like
-        the agent's (see docs/decisions/0018-scored-linking.md).
+        Guesses (respellings, index hits) and exact names of one content word are judged; an
+        exact name of two content words or more is trusted (scored and traced, never dropped:
+        see docs/decisions/0018-scored-linking.md).
         """
         if not candidates:
             return []
         run = tokens[start:end]
+        context, after = self._context(tokens, start, end)
         span = SpanText(
             written=tuple(t.text for t in run),
             keys=tuple(t.key for t in run),
             content=tuple(bool(t.key) and not self._ignorable_or_number(t.key) for t in run),
-            context=self._context(tokens, start, end),
+            context=context,
+            after=after,
+            reach=self._reach,
         )
         if not any(span.content):
             return candidates  # cue words only ("autosomal dominant"): the question's grammar
         linked = False
         for candidate in candidates:
-            values = features(span, candidate, self.lexicon.words.__contains__)
+            values = features(span, candidate, self.lexicon.word_counts.__getitem__)
             probability = self.scorer.probability(values)
-            trusted = not judge or (sum(span.content) > 1 and candidate.rule not in GUESS_RULES)
+            trusted = candidate.rule not in GUESS_RULES and sum(span.content) > 1
             if self.trace is not None:
                 self.trace.append(
                     Decision(span.text, start, end, candidate, values, probability, trusted)
@@ -384,28 +391,27 @@ class EntityLinker:
             linked = linked or trusted or probability >= self.scorer.threshold
         return candidates if linked else []
 
-    def _context(self, tokens: list[_Token], start: int, end: int) -> tuple[str, ...]:
+    def _context(
+        self, tokens: list[_Token], start: int, end: int
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The content words around the span in the phrase it stands in: the runs of words
         without a stop or grammar word that it overlaps, less the span, cue words and inflected
         words and common English (a verb beside a name, "-s", "-ed" or not, is the question's
         grammar, not the name's). None for a span of three content words or more: a name that
-        long, named exactly, is no fragment of an unknown one."""
+        long, named exactly, is no fragment of an unknown one. Second: those after the span."""
         if sum(1 for t in tokens[start:end] if not self._ignorable_or_number(t.key)) > 2:
-            return ()
+            return (), ()
         near = [
-            i
+            (i, w)
             for a, b in _word_runs(tokens)
             if a < end and start < b
             for i in range(a, b)
             if not start <= i < end
-        ]
-        return tuple(
-            w
-            for i in near
             if tokens[i].key and not self._ignorable_or_number(tokens[i].key)
             for w in mention_key(tokens[i].text).split()
             if words.lemma(w) == w and not words.is_common(w)
-        )
+        ]
+        return tuple(w for _, w in near), tuple(w for i, w in near if i >= end)
 
     def _tokens(self, text: str) -> list[_Token]:
         return [self._spelled(t) for t in words.tokens(text)]
@@ -475,9 +481,16 @@ class EntityLinker:
                 candidates = self._fuzzy(text)
                 if len(run) == 1 and words.looks_like_symbol(run[0].text):
                     candidates = [c for c in candidates if c.label != "Gene"]
-            if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
-                candidates = self._names_sharing_a_word(run, self._search(text, read))
+            proposed = bool(candidates)
             candidates = self._decide(tokens, start, end, candidates)
+            if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
+                # a respelling the scorer rejected may still be a description
+                searched = self._names_sharing_a_word(run, self._search(text, read))
+                proposed = proposed or bool(searched)
+                candidates = self._decide(tokens, start, end, searched)
+            if proposed and not candidates:
+                out.append(_Span(start, end, []))  # rejected: not in the graph
+                continue
             doubtful = bool(candidates) and _doubtful(candidates)
             if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
                 continue  # "Herceptin" near "visual perception": an unknown name, not a guess
@@ -524,9 +537,12 @@ class EntityLinker:
                 start = None
         return runs
 
-    def _unknown(self, question: str, tokens: list[_Token], covered: set[int]) -> list[Mention]:
+    def _unknown(
+        self, question: str, tokens: list[_Token], covered: set[int], rejected: set[int]
+    ) -> list[Mention]:
         """Names the graph does not know: a quoted phrase not linked whole, and words that are
-        neither English nor in the lexicon nor a respelling of a lexicon word."""
+        neither English nor in the lexicon nor a respelling of a lexicon word the scorer kept
+        (``rejected``: positions of spans whose candidates it rejected)."""
         out: list[Mention] = []
         i = 0
         while i < len(tokens):
@@ -543,9 +559,9 @@ class EntityLinker:
                 continue
             unknown = (
                 not self._ignorable(token.key)
-                and not token.corrected
+                and (not token.corrected or i in rejected)
                 and len(token.key) >= 4
-                and not any(w in self.lexicon.words for w in token.key.split())
+                and (i in rejected or not any(w in self.lexicon.words for w in token.key.split()))
                 and words.looks_like_a_name(token.text)
             )
             if unknown:

@@ -42,6 +42,8 @@ _HEADS = frozenset({"base", "title"})
 _ZIPF_SCALE = 8.0
 #: Edits are counted up to this many (a longer distance is no spelling slip either way).
 _MAX_EDITS = 4
+#: log10 of the name count at which a word is as generic as a word can be (10,000 names)
+_LOG_USES = 4.0
 FEATURES = (
     "bias",
     "exact",
@@ -67,6 +69,10 @@ FEATURES = (
     "phrase_share",
     "context_foreign",
     "context_rare",
+    "head_after",
+    "matched_generic",
+    "label_unreached",
+    "label_reached",
 )
 
 
@@ -80,20 +86,28 @@ class SpanText:
     content: tuple[bool, ...]
     #: the other content words of the phrase the span stands in (no stop word between them)
     context: tuple[str, ...] = ()
+    #: those of :attr:`context` that follow the span: the phrase's head is another word, so
+    #: the span qualifies something else ("insulin trampoline", "cardiac origami")
+    after: tuple[str, ...] = ()
+    #: the labels the question's relationship cues can join (None: the question cues none)
+    reach: frozenset[str] | None = None
 
     @property
     def text(self) -> str:
         return " ".join(self.written)
 
 
-def features(
-    span: SpanText, candidate: Candidate, known: Callable[[str], bool]
-) -> dict[str, float]:
+def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -> dict[str, float]:
     """The named features of one candidate for one span, each in [0, 1].
 
-    ``known``: whether a word occurs in some name of the graph (a word of the span that no name
-    uses and the candidate leaves unnamed is the mark of an invented or absent name).
+    ``uses``: how many name keys of the graph use a word (0: none; a word of the span that no
+    name uses and the candidate leaves unnamed is the mark of an invented or absent name; a
+    word many names use, "dystrophy", names none of them alone).
     """
+
+    def known(word: str) -> bool:
+        return uses(word) > 0
+
     kind = _KINDS.get(candidate.rule, "exact")
     named = candidate.name if candidate.rule in SEARCH_RULES else candidate.matched
     name_words = _content_words(mention_key(named))
@@ -143,6 +157,18 @@ def features(
     }
     # an exact name inside a longer phrase of rare words names a part of something unknown
     values["exact_in_context"] = values["exact"] * values["context_rare"]
+    # the most specific word the candidate matched, by how many names use it (Gilda weighs
+    # words the same way): "progeria" picks out its syndrome, "dystrophy" none of 900 names
+    values["matched_generic"] = min(
+        (min(math.log10(1 + uses(w)) / _LOG_USES, 1.0) for w in covered), default=0.0
+    )
+    # a name followed in its phrase by an uncommon word qualifies that word: not the head
+    values["head_after"] = 1.0 - min((_zipf(w) for w in span.after), default=1.0)
+    # "What drugs are used for <a GO term>?": no relationship the question cues joins drugs to
+    # GO terms; a question that cues none says nothing either way
+    reach = span.reach
+    values["label_unreached"] = float(reach is not None and candidate.label not in reach)
+    values["label_reached"] = float(reach is not None and candidate.label in reach)
     return values
 
 

@@ -126,12 +126,96 @@ def test_the_linker_traces_every_scored_pair(linker: EntityLinker) -> None:
     assert all(d.probability >= linker.scorer.threshold for d in traced.values())
 
 
-def test_exact_spans_are_scored_but_not_judged(linker: EntityLinker) -> None:
-    # a scorer that rejects everything: exact names are still chosen by the rules (0018)
+def test_an_exact_name_of_two_words_is_trusted_one_word_is_judged(linker: EntityLinker) -> None:
+    # a scorer that rejects everything: the name of three content words stays (trusted,
+    # 0018), the lone word "hypertension" is judged and dropped, and so is "Marfan syndrome"
+    # ("syndrome" is a label noun: one content word)
+    question = "Does skeletal muscle atrophy or Marfan syndrome cause hypertension?"
     scorer = linker.scorer
     linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
     try:
-        mentions = linker.mentions("What causes Marfan syndrome?")
+        mentions = linker.mentions(question)
     finally:
         linker.scorer = scorer
-    assert {c.id for m in mentions for c in m.candidates} == {"OMIM:154700", "ORPHA:558"}
+    assert {c.id for m in mentions for c in m.candidates} == {"HP:0003202"}
+    again = {c.id for m in linker.mentions(question) for c in m.candidates}
+    assert {"HP:0003202", "OMIM:154700", "MESH:D006973", "HP:0000822"} <= again
+
+
+def test_the_shipped_scorer_rejects_a_name_qualifying_an_unknown_word(linker: EntityLinker):
+    # "Arachnodactyly" names a phenotype; followed by a word no name of the graph uses, the
+    # phrase names something else
+    scorer, linker.scorer = linker.scorer, default_scorer()
+    try:
+        linked = {c.id for m in linker.mentions("Arachnodactyly") for c in m.candidates}
+        odd = linker.mentions("What causes arachnodactyly zorblatt?")
+    finally:
+        linker.scorer = scorer
+    assert linked == {"HP:0001166"}
+    assert not {c.id for m in odd for c in m.candidates}
+
+
+def test_a_name_before_an_uncommon_word_of_its_phrase_is_not_the_phrases_head() -> None:
+    # "insulin trampoline": the phrase's head is the word after the name
+    before = features(
+        _span("insulin", context=("trampoline",)), _candidate("name", "insulin"), _known
+    )
+    after = SpanText(("insulin",), ("insulin",), (True,), ("trampoline",), ("trampoline",))
+    qualified = features(after, _candidate("name", "insulin", label="Gene"), _known)
+    assert before["head_after"] == 0.0  # the rare word stands before the name: a qualifier
+    assert qualified["head_after"] > 0.5
+
+
+def test_the_questions_relationship_reaches_a_label_or_not() -> None:
+    reach = frozenset({"Drug", "Disease"})
+    span = SpanText(("myelin",), ("myelin",), (True,), reach=reach)
+    term = features(span, _candidate("fulltext", "myelin sheath", label="GOTerm"), _known)
+    disease = features(span, _candidate("fulltext", "myelin disease"), _known)
+    assert (term["label_unreached"], term["label_reached"]) == (1.0, 0.0)
+    assert (disease["label_unreached"], disease["label_reached"]) == (0.0, 1.0)
+    silent = features(_span("myelin"), _candidate("fulltext", "myelin sheath"), _known)
+    assert silent["label_unreached"] == silent["label_reached"] == 0.0  # no cue: no evidence
+
+
+def test_a_word_many_names_use_is_generic() -> None:
+    def uses(word: str) -> int:
+        return {"dystrophy": 900, "progeria": 4, "retinal": 300}.get(word, 0)
+
+    hit = _candidate("fulltext", "Retinal dystrophy")
+    generic = features(_span("dystrophy"), hit, uses)
+    specific = features(_span("progeria"), _candidate("fulltext", "progeria syndrome"), uses)
+    assert generic["matched_generic"] > specific["matched_generic"] > 0.0
+    assert generic["matched_generic"] == pytest.approx(math.log10(901) / 4)
+
+
+def test_reachable_labels_come_from_the_cued_relationships(reader) -> None:
+    labels = reader.reachable_labels("What drugs are used for Myelin marmalade?")
+    assert labels is not None and {"Drug", "Disease"} <= labels and "GOTerm" not in labels
+    assert reader.reachable_labels("Tell me about Marfan syndrome") is None
+
+
+def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker) -> None:
+    # "Sildenafox" is respelled to the drug's name; a scorer that rejects every guess leaves it
+    # an unknown name, not a link
+    scorer = linker.scorer
+    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    try:
+        mentions = linker.mentions("Which disorders list Sildenafox as a feature?")
+    finally:
+        linker.scorer = scorer
+    assert [(m.text, m.candidates) for m in mentions] == [("Sildenafox", [])]
+    accepted = linker.mentions("Which disorders list Sildenafox as a feature?")
+    assert [c.id for m in accepted for c in m.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]
+
+
+def test_the_linker_passes_the_questions_reach_to_the_features(
+    linker: EntityLinker, reader
+) -> None:
+    linker.reach, linker.trace = reader.reachable_labels, []
+    try:
+        linker.mentions("What drugs are used for Marfan syndrome?")
+        decisions = list(linker.trace)
+    finally:
+        linker.reach, linker.trace = None, None
+    [first, *_] = [d for d in decisions if d.span == "Marfan syndrome"]
+    assert first.features["label_reached"] == 1.0
