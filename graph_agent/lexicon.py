@@ -35,7 +35,7 @@ from biokg.store import GraphStore
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 9
+LEXICON_FORMAT = 10
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -113,11 +113,11 @@ class Lexicon:
         digest = graph_digest(store.read(cypher.load("agent_data_versions")))
         path = cache_dir / "lexicon" / f"{digest}.sqlite"
         if not path.is_file():
-            nodes, keys = _read_graph(store)
+            nodes, keys, unnamed = _read_graph(store)
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.part")
             with closing(sqlite3.connect(partial)) as db:
-                _fill(db, nodes, keys)
+                _fill(db, nodes, keys, unnamed)
             partial.replace(path)  # atomic: a concurrent reader sees all or nothing
             log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, path)
             _forget_others(path)
@@ -257,8 +257,11 @@ def _forget_others(current: Path) -> None:
                 other.unlink(missing_ok=True)
 
 
-def _fill(db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame) -> None:
-    """Write the lexicon's tables from its frames."""
+def _fill(
+    db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame, unnamed: Iterable[str] = ()
+) -> None:
+    """Write the lexicon's tables from its frames; ``unnamed``: labels with nodes in the graph
+    that the lexicon holds no names of (``labels`` lists them too)."""
     names = keys.filter(~pl.col("rule").is_in(["id", "xref"]))
     refs = keys.filter(pl.col("rule").is_in(["id", "xref"])).unique("key", keep="first")
     # words of the names as written: a title's head repeats its words (counts stay true)
@@ -296,7 +299,8 @@ def _fill(db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame) -> No
     db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
     db.executemany("INSERT INTO ids VALUES (?, ?)", refs.select("key", "id").iter_rows())
     db.executemany("INSERT INTO words VALUES (?, ?, ?)", words.iter_rows())
-    db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in nodes["label"].unique()))
+    present = {*nodes["label"].unique(), *unnamed}
+    db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in sorted(present)))
     db.execute("CREATE INDEX keys_by_key ON keys (key)")
     db.commit()
 
@@ -307,9 +311,14 @@ def graph_digest(versions: list[dict]) -> str:
     return hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
 
 
-def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    """The lexicon's frames, and the ``named: false`` labels that have nodes: a question may
+    still ask for them ("What sections does <a GO term> have?" asks for label sections, which
+    GO terms have none of)."""
     unnamed = [label for label, spec in load_schema().labels.items() if not spec.named]
-    return _frames(store.read(cypher.load("agent_lexicon"), {"unnamed": unnamed}, timeout_s=300))
+    rows = store.read(cypher.load("agent_lexicon"), {"unnamed": unnamed}, timeout_s=300)
+    present = [label for label in unnamed if store.read(f"MATCH (n:{label}) RETURN 1 LIMIT 1")]
+    return (*_frames(rows), present)
 
 
 def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -40,8 +40,10 @@ def _imported_modules() -> dict[str, set[Path]]:
 
 def test_every_imported_third_party_module_is_a_declared_dependency() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = [d for group in project.get("optional-dependencies", {}).values() for d in group]
     declared = {
-        _normal(re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0]) for d in project["dependencies"]
+        _normal(re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0])
+        for d in [*project["dependencies"], *extras]
     }
     distributions = importlib.metadata.packages_distributions()
     missing = {}

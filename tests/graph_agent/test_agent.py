@@ -253,6 +253,23 @@ def test_variant_spread_compares_each_variant_with_the_stored_name_on_the_same_s
     assert evaluation._variant_deltas(rows) == {"stored": 0.0, "brand": 0.0, "typo": -10.0}
 
 
+def test_a_label_kept_out_of_the_lexicon_still_counts_as_present(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # Label sections have no names in the lexicon (schema `named: false`) but are in the graph:
+    # "What sections does <a phenotype> have?" asks for them, and a phenotype has none; were
+    # the label missing, the planner would read "sections" by meaning as another relationship.
+    [section] = agent_graph.read("MATCH (s:LabelSection) RETURN s.id AS id LIMIT 1")
+    lexicon = agent.linker.lexicon
+    assert "LabelSection" in lexicon.labels and section["id"] not in lexicon.nodes
+    [phenotype] = agent_graph.read(
+        "MATCH (p:Phenotype)-[:IS_A]->() RETURN p.name AS name ORDER BY p.id LIMIT 1"
+    )
+    question = f"What sections does {phenotype['name']} have?"
+    plan = agent.planner.plan(question, agent.linker.mentions(question), present=lexicon.labels)
+    assert "LabelSection" in plan.intent.target_labels and plan.requests == []
+
+
 def test_agent_reloads_its_lexicon_when_the_graph_changed(
     agent_graph: GraphStore, tmp_path: Path
 ) -> None:
