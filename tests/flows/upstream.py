@@ -47,9 +47,7 @@ class Upstream:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                path = self.path.split("?")[0]
-                status = upstream._answer(self, path)
-                upstream.requests.append((path, status))
+                upstream._answer(self, self.path.split("?")[0])
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -59,29 +57,29 @@ class Upstream:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         return server
 
-    def _answer(self, handler: BaseHTTPRequestHandler, path: str) -> int:
+    def _answer(self, handler: BaseHTTPRequestHandler, path: str) -> None:
+        """Answer one GET; the request is recorded before the answer is sent, so a client that
+        has its answer always finds its request in ``requests``."""
         scripted = self.failures.get(path)
-        if scripted:
-            status = scripted.pop(0)
+        if scripted or path not in self.files:
+            status = scripted.pop(0) if scripted else 404
+            self.requests.append((path, status))
             handler.send_error(status)
-            return status
-        if path not in self.files:
-            handler.send_error(404)
-            return 404
+            return
         data = self.files[path]
         etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
-        modified = formatdate(self.modified[path], usegmt=True)
         if handler.headers.get("If-None-Match") == etag:
+            self.requests.append((path, 304))
             handler.send_response(304)
             handler.end_headers()
-            return 304
+            return
+        self.requests.append((path, 200))
         handler.send_response(200)
         handler.send_header("ETag", etag)
-        handler.send_header("Last-Modified", modified)
+        handler.send_header("Last-Modified", formatdate(self.modified[path], usegmt=True))
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)
-        return 200
 
 
 # -- HPO ---------------------------------------------------------------------------------------
