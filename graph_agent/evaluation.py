@@ -4,7 +4,9 @@
   sources' records of one disease, which every answer crosses) and each direction schema/ words a
   question for, sampled seeds, each asked in one wording from ``questions`` in schema/ with
   every name variant it has (as stored, lower case, upper case, one typo, a brand name for
-  drugs, a synonym; a brand or synonym only if it names no other node); gold = the seed's
+  drugs, a synonym; a brand or synonym only if it names no other node), but seeds of labels
+  schema/ marks ``named: false`` (label sections: reached through their label, never asked by
+  a name, and kept out of the lexicon, decision 0017); gold = the seed's
   positive neighbours over that type and direction. A name several nodes share is ambiguous by
   itself, so gold is the union over the seed and every node with that exact name (or title,
   for documents).
@@ -127,14 +129,15 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
                 if not gold:  # only negated edges (GO/HPO NOT): nothing to find
                     continue
                 template = rng.choice(templates)  # one wording per seed: only the name varies
-                for variant, text in _variants(agent, node, name, label, rng):
-                    questions.append(
-                        EvalQuestion(
-                            "one_hop", template.format(name=text), gold, variant, rel, node
-                        )
-                    )
+                asked = [
+                    EvalQuestion("one_hop", template.format(name=text), gold, variant, rel, node)
+                    for variant, text in _variants(agent, node, name, label, rng)
+                ]
                 text = rng.choice(other).format(name=name)  # the stored name, held-out words
-                questions.append(EvalQuestion("one_hop_heldout", text, gold, "stored", rel, node))
+                asked.append(EvalQuestion("one_hop_heldout", text, gold, "stored", rel, node))
+                # drawn all the same, so the other seeds' questions stay those of earlier runs
+                if schema.labels[label].named:
+                    questions += asked
     questions += _two_hop(agent, edges, rng, per_relation)
     questions += _unanswerable(agent, edges, rng, per_relation)
     return questions

@@ -218,6 +218,9 @@ def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     templates = [w for sides in wordings.values() for side in sides.values() for w in side]
     for q in heldout:
         assert any(re.fullmatch(re.escape(t).replace(r"\{name\}", ".+"), q.text) for t in templates)
+    # no question names a node of a label kept out of the lexicon (label sections)
+    sections = {r["id"] for r in agent.store.read("MATCH (s:LabelSection) RETURN s.id AS id")}
+    assert sections and not sections & {q.seed for q in questions}
 
     report = evaluation.run(agent, questions)
     metrics = report.metrics()
