@@ -14,7 +14,8 @@ sends the real online fetch here unchanged:
 * KEGG: ``rest.kegg.jp`` (info, list, link, batched get, KGML), answered from a snapshot;
 
 and, for ``biokg refresh``, each release marker (:mod:`biokg.ingest.upstream`: ``status.json``,
-``download.json``, ``dataset.json``, ``info/kegg``) with the files under their standard names.
+``download.json``, ``dataset.json``, ``info/kegg``); a refresh that finds a new release reads
+the files at the same paths as the build (PrimeKG's also under their standard names).
 
 The server speaks what the clients rely on: ``ETag`` and ``Last-Modified`` with conditional
 requests (``304``), byte ranges with ``If-Range`` (``206``), and it can cut one answer half-way
@@ -180,7 +181,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 # -- publishing the generated releases ---------------------------------------------------------
 def publish_chembl(mirror: Mirror, folder: Path, release: str) -> None:
-    """The ``latest/`` listing, tarball and checksums; ``status.json`` and ``chembl.sqlite``."""
+    """The ``latest/`` listing, tarball and checksums; ``status.json``."""
     tarball = f"chembl_{release}_sqlite.tar.gz"
     listing = folder / "latest.html"
     listing.write_text(
@@ -196,7 +197,6 @@ def publish_chembl(mirror: Mirror, folder: Path, release: str) -> None:
         base + CHEMBL_LATEST + tarball: folder / tarball,
         base + CHEMBL_LATEST + "checksums.txt": folder / "checksums.txt",
         base + "/status.json": status,
-        base + "/chembl.sqlite": folder / f"chembl_{release}.db",
     }
 
 

@@ -142,10 +142,12 @@ def fetch_inputs(name: str, settings: Settings, *, offline: bool) -> Planned:
     Raises:
         FetchError (retryable), ConfigError, SourceFormatError: as ``fetch_source``.
     """
-    folder = None
-    if not offline or settings.source_url(name):
+    folder, mirror = None, settings.source_url(name)
+    if not offline or mirror:
         folder = download_inputs(name, settings)
-    return fetch_source(name, settings, data_dir=folder, offline=offline and folder is None)
+    # a mirror of a source fetched by its own online client is that client's to read
+    online = folder is None and (not offline or mirror is not None)
+    return fetch_source(name, settings, data_dir=folder, offline=not online)
 
 
 def load_changes(

@@ -17,8 +17,9 @@ download, parse or write.
 
 Where a publisher keeps no validators, the marker's body decides (a changed release string). A
 *mirror* (``BIOKG_<SOURCE>_URL``: another server, a local copy, the tests' loopback server)
-serves the marker under :attr:`Upstream.marker_name` and the source's files under their standard
-names; KEGG's mirror is a REST server, as for ``biokg build``.
+serves the marker under :attr:`Upstream.marker_name`; HPO's, GO's and PrimeKG's files under their
+standard names; ChEMBL's, openFDA's and KEGG's in their publishers' own layouts, which the
+sources' online fetch reads, as for ``biokg build --online``.
 """
 
 from __future__ import annotations
@@ -107,18 +108,14 @@ UPSTREAMS: dict[str, Upstream] = {
             go.GAF_FILE + ".gz": go.SOURCE.urls[go.GAF_FILE],
         },
     ),
+    # ChEMBL's and openFDA's mirrors have the real layouts (FTP tarball; bulk parts listed in
+    # download.json), read by the sources' own online fetch, as for `biokg build --online`
     "chembl": Upstream(
         "https://www.ebi.ac.uk/chembl/api/data/status.json",
         "status.json",
         _json_field("chembl_db_version"),
-        ("chembl.sqlite",),
     ),
-    "openfda": Upstream(
-        "https://api.fda.gov/download.json",
-        "download.json",
-        _openfda_exports,
-        ("harmonized_small.json", "faers_event_postannotation.json"),
-    ),
+    "openfda": Upstream("https://api.fda.gov/download.json", "download.json", _openfda_exports),
     "primekg": Upstream(
         "https://dataverse.harvard.edu/api/datasets/:persistentId/versions/:latest"
         "?persistentId=doi:10.7910/DVN/IXA7BM",

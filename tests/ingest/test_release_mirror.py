@@ -7,7 +7,8 @@ benchmarks/release_mirror.py, and ``build(..., offline=False)`` with ``BIOKG_<SO
 reads them through the sources' own online fetch: ChEMBL's listing, checksums.txt and tarball,
 openFDA's download.json and bulk zips, PrimeKG's Dataverse file. The first ChEMBL download is cut
 half-way and must resume with a Range request; the second build must ask only conditionally and
-write nothing.
+write nothing. ``refresh`` from the same mirror then reads its markers (and, the first time, the
+files at the build's own paths) and finds every load current; a second asks only the markers.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pytest
 from biokg.files import sha256
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.build import build
+from biokg.ingest.refresh import UNCHANGED, refresh
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -145,5 +147,17 @@ def test_online_build_from_the_mirror_resumes_verifies_and_then_asks_conditional
         second = build(store, online, SOURCES, offline=False, sample=True)
         assert all(r.skipped for r in second if r.source != "infores:bridge"), second
         assert write_transactions(online) == writes
-    asked = [r for r in server.requests if not r.path.endswith("/")]
-    assert asked and all(r.conditional and r.status == 304 for r in asked), asked
+        asked = [r for r in server.requests if not r.path.endswith("/")]
+        assert asked and all(r.conditional and r.status == 304 for r in asked), asked
+
+        # refresh from the same mirror (its markers, then the files at the build's own paths):
+        # the first finds the loads current and keeps each marker; the next asks only markers
+        kept = refresh(store, online, SOURCES, offline=True, sample=True, embed=False)
+        assert {(r.source, r.status) for r in kept} == {(s, UNCHANGED) for s in SOURCES}, kept
+        server.requests.clear()
+        writes = write_transactions(online)
+        again = refresh(store, online, SOURCES, offline=True, sample=True, embed=False)
+        assert {(r.source, r.status) for r in again} == {(s, UNCHANGED) for s in SOURCES}, again
+        assert write_transactions(online) == writes
+        markers = {"/chembl/status.json", "/openfda/download.json", "/primekg/dataset.json"}
+        assert {r.path for r in server.requests} == markers, server.requests
