@@ -4,7 +4,10 @@ KEGG may not be redistributed, so the snapshot is generated (once, cached under
 ``~/.cache/biokg/bench/kegg/<scale>/``) in KEGG's exact REST and KGML formats around real ids:
 the gene → pathway links of Debian's ``org.Hs.eg.db`` (table ``kegg``, KEGG's 2011 human map:
 16,312 links, 229 pathways, 5,868 genes) with the genes' NCBI ids, symbols and UniProt
-accessions from the same package. Everything KEGG writes about them is invented: pathway names
+accessions from the same package, plus invented pathways (ids ``hsa9xxxx``, which KEGG does not
+use) of that map's genes up to the current release's shape (:data:`RELEASE_PATHWAYS`,
+:data:`RELEASE_LINKS`, times ``--scale`` up to 1: the source's count bounds hold at scale 1).
+Everything KEGG writes about them is invented: pathway names
 and texts, one KGML per pathway (its genes in entries of one to three, ~1.5 relations per
 entry with a realistic subtype mix), drugs (each targeting one to three genes, a third with a
 ChEMBL DBLINK) and diseases (one to five genes, OMIM and MeSH DBLINKS). ``--scale`` multiplies
@@ -43,7 +46,7 @@ from biokg.store import GraphStore
 from biokg.store.embedded import free_port, stop_background
 
 #: Raise when the generated snapshot would change: a cached one of another version is rewritten.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 SEED = 113
 CACHE = Path.home() / ".cache" / "biokg" / "bench" / "kegg"
 ORG_HS = (
@@ -52,6 +55,8 @@ ORG_HS = (
     / "org.Hs.eg.db/extdata/org.Hs.eg.sqlite"
 )
 DRUGS, DISEASES, RELATIONS_PER_ENTRY = 3_000, 2_000, 1.5
+#: KEGG 113 (2025): ~370 human pathways, ~40,000 gene-pathway links (the source's bounds)
+RELEASE_PATHWAYS, RELEASE_LINKS = 370, 40_000
 #: KGML subtype sets and their weights (activation-heavy, as KEGG's signalling maps are).
 SUBTYPE_MIX = [
     (["activation"], 30),
@@ -102,6 +107,12 @@ def generate(folder: Path, scale: float) -> dict[str, int]:
     rng = random.Random(SEED)
     members, symbols, uniprot = _org_hs()
     genes = sorted({g for gs in members.values() for g in gs}, key=int)
+    share = min(scale, 1.0)
+    invented = round((RELEASE_PATHWAYS - len(members)) * share)
+    missing = RELEASE_LINKS * share - sum(map(len, members.values()))
+    for n in range(1, invented + 1):
+        size = max(1, min(len(genes), round(missing / invented)))
+        members[f"hsa9{n:04d}"] = sorted(rng.sample(genes, size), key=int)
 
     def write(path: str, text: str) -> None:
         target = folder / path

@@ -109,8 +109,11 @@ def _env(home: Path, mirror: Mirror, sources: tuple[str, ...]) -> dict[str, str]
     return env
 
 
-def build_phases(store: GraphStore, settings: Settings, online: tuple[str, ...], clock: Clock):
-    """The build's steps one by one (as :func:`biokg.ingest.build.build` runs them)."""
+def build_phases(
+    store: GraphStore, settings: Settings, online: tuple[str, ...], clock: Clock, scale: float
+):
+    """The build's steps one by one (as :func:`biokg.ingest.build.build` runs them, count
+    bounds included: below release size, ``scale`` < 1, they do not apply)."""
     schema = load_schema()
     clock.time("schema", lambda: store.apply_schema(schema))
     clock.time("hpo + go (real, offline)", lambda: builder.build(store, settings, OFFLINE))
@@ -128,6 +131,7 @@ def build_phases(store: GraphStore, settings: Settings, online: tuple[str, ...],
         def normalise(m=module, f=frames, p=plan):
             records = m.normalize(f, release=p.release)
             validate(records, schema, source=p.release.source)
+            m.SOURCE.check_bounds(records, scale_ok=scale < 1 or p.fetched.sample)
             return records
 
         prepared.append((plan, clock.time("normalise + validate", normalise)))
@@ -272,7 +276,10 @@ def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path, jobs:
         f"  refresh, 1% of PrimeKG's {kg.height:,} rows changed: {seconds:.1f} s, "
         f"{write_transactions(settings) - writes} write transactions"
     )
-    print(f"  engine errors, 40 questions {jobs} at a time while it wrote: {_errors(asking)[1]}")
+    out, errors = _errors(asking)
+    print(f"  engine errors, 40 questions {jobs} at a time while it wrote: {errors}")
+    listed = out[out.find("errors (") :].splitlines()[:8] if errors else []
+    print("\n".join(f"    {line[:300]}" for line in listed))
 
 
 def main() -> None:
@@ -304,7 +311,7 @@ def main() -> None:
         try:
             if not args.home:
                 server = clock.time("engine start", lambda: embedded.start_background(settings))
-                _build(settings, online, clock, server)
+                _build(settings, online, clock, server, args.scale)
                 embedded.stop_background(settings)
             server = clock.time("index warm-up (db start)", lambda: _db_start(env, settings))
             with GraphStore.connect(settings) as store:
@@ -328,11 +335,15 @@ def main() -> None:
 
 
 def _build(
-    settings: Settings, online: tuple[str, ...], clock: Clock, server: embedded.ServerInfo
+    settings: Settings,
+    online: tuple[str, ...],
+    clock: Clock,
+    server: embedded.ServerInfo,
+    scale: float,
 ) -> None:
     """Every phase of the build, then its size and both processes' peak memory."""
     with GraphStore.connect(settings) as store:
-        build_phases(store, settings, online, clock)
+        build_phases(store, settings, online, clock, scale)
     built = sum(v for k, v in clock.phases.items() if k != "generate (cached)")
     size = sum(p.stat().st_size for p in settings.db_dir.rglob("*") if p.is_file())
     print(

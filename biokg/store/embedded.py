@@ -225,16 +225,26 @@ def _write_logging_config(root: Path) -> Path:
     return path
 
 
+#: How long a request may wait for a slot of the engine's admission gate (ArcadeDB's
+#: ``arcadedb.queryMaxConcurrent``, 2 x cores, at least 4) when commands have no limit.
+QUEUE_WAIT_S = 300
+
+
 def _limit_commands(seconds: int) -> None:
-    """Stop any command running longer than ``seconds`` (0: no limit), engine-wide.
+    """Stop any command running longer than ``seconds`` (0: no limit), engine-wide, and let a
+    request wait for a slot as long as a command may run.
 
     ArcadeDB ignores the timeout a Bolt client sends with a query, and a server config entry
     does not reach this setting: only the JVM-wide ``arcadedb.command.timeout`` stops a runaway
-    query (the client then gets Neo.ClientError.Transaction.TransactionTimedOut).
+    query (the client then gets Neo.ClientError.Transaction.TransactionTimedOut). Its admission
+    gate refuses a request that waited 30 s for one of its slots: at release size a refresh's
+    write, queued behind four questions' reads, failed so (docs/benchmarks.md, release size).
     """
     import jpype
 
-    jpype.JClass("com.arcadedb.GlobalConfiguration").COMMAND_TIMEOUT.setValue(seconds * 1000)
+    config = jpype.JClass("com.arcadedb.GlobalConfiguration")
+    config.COMMAND_TIMEOUT.setValue(seconds * 1000)
+    config.QUERY_QUEUE_TIMEOUT.setValue((seconds or QUEUE_WAIT_S) * 1000)
 
 
 def _serve(settings: Settings, owner_pid: int | None) -> None:
