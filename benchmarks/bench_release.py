@@ -12,8 +12,8 @@ both processes' peak memory is measured. Printed, each beside its must-hold targ
 2. the agent: ``score.py`` on the development set 4 at a time (engine errors counted) and
    ``bench_ask.py`` (p50/p95 seconds per CLI question);
 3. the API neighbourhood of the highest-degree node;
-4. ``biokg refresh`` with nothing changed (seconds, write transactions), then with 1% of
-   PrimeKG's rows changed;
+4. ``biokg refresh`` with nothing changed, twice (seconds, write transactions), then with 1%
+   of PrimeKG's rows changed;
 5. ``biokg export rdf`` of one source (ChEMBL).
 
     python benchmarks/bench_release.py [--scale 0.01] [--no-kegg] [--no-agent] [--limit N] [--keep]
@@ -249,14 +249,17 @@ def neighbourhood(store: GraphStore, env: dict[str, str]) -> None:
 def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path, jobs: int) -> None:
     """Unchanged refresh, then 1% of PrimeKG's rows changed and a new Dataverse version, with
     the first 40 development questions asked ``jobs`` at a time while it writes."""
-    writes = write_transactions(settings)
-    seconds, out = _cli(env, "refresh", "--offline", "--no-embed")
-    print(out.strip()[-1200:])
-    print(
-        f"  refresh, nothing changed: {seconds:.1f} s, "
-        f"{write_transactions(settings) - writes} write transactions  "
-        f"(target {TARGETS['refresh']})"
-    )
+    # twice: a kept graph (--home) holds the 1% change of its last run, which the restored
+    # mirror takes back, so only the second is the unchanged case there
+    for attempt in ("first", "second"):
+        writes = write_transactions(settings)
+        seconds, out = _cli(env, "refresh", "--offline", "--no-embed")
+        print(out.strip()[-1200:])
+        print(
+            f"  refresh, nothing changed ({attempt}): {seconds:.1f} s, "
+            f"{write_transactions(settings) - writes} write transactions  "
+            f"(target {TARGETS['refresh']})"
+        )
     kg = pl.read_csv(primekg / "kg.csv", infer_schema=False)
     changed = kg.with_row_index("row").with_columns(
         pl.when(pl.col("row") % 100 == 0)
