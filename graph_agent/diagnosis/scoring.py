@@ -221,7 +221,7 @@ class LikelihoodRatio(Scorer):
     ) -> np.ndarray:
         """The sum of the term values, less each disease's expected value for as many random
         observed and excluded terms (:data:`CALIBRATION_TERMS`)."""
-        scores = per_term.sum(axis=1) + against.sum(axis=1)
+        scores = super().combine(index, per_term, against, observed)
         if not self.calibrate:
             return scores
         seen, absent = self.expected(index)

@@ -47,3 +47,15 @@ def graph_dump(store: GraphStore) -> dict[str, dict]:
         props = {k: v for k, v in row["p"].items() if k not in VOLATILE_EDGE}
         edges[(row["t"], props.get("id"), row["a"], row["b"])] = props
     return {"nodes": nodes, "edges": edges}
+
+
+def assert_same_graph(first: dict, second: dict) -> None:
+    """Two :func:`graph_dump` results are equal; else the first few differences of each kind."""
+    for kind in ("nodes", "edges"):
+        a, b = first[kind], second[kind]
+        only_a, only_b = sorted(set(a) - set(b))[:5], sorted(set(b) - set(a))[:5]
+        differ = [k for k in sorted(set(a) & set(b)) if a[k] != b[k]][:5]
+        assert not (only_a or only_b or differ), (
+            f"{kind}: only in the first {only_a}; only in the second {only_b}; "
+            f"different: {[(k, a[k], b[k]) for k in differ]}"
+        )

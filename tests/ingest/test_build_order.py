@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from graph_state import graph_dump
+from graph_state import assert_same_graph, graph_dump
 from hpo_slice import HPO_DATA, obo_slice
 from own_graph import fresh_graph_settings
 from test_build import go_data
@@ -138,17 +138,6 @@ def kill_build_half_way(settings: Settings, name: str) -> None:
 def dump(settings: Settings) -> dict:
     with GraphStore.connect(settings) as store:
         return graph_dump(store)
-
-
-def assert_same_graph(first: dict, second: dict) -> None:
-    for kind in ("nodes", "edges"):
-        a, b = first[kind], second[kind]
-        only_a, only_b = sorted(set(a) - set(b))[:5], sorted(set(b) - set(a))[:5]
-        differ = [k for k in sorted(set(a) & set(b)) if a[k] != b[k]][:5]
-        assert not (only_a or only_b or differ), (
-            f"{kind}: only in the first {only_a}; only in the second {only_b}; "
-            f"different: {[(k, a[k], b[k]) for k in differ]}"
-        )
 
 
 def test_build_order_kill_force_and_refresh_give_one_graph(

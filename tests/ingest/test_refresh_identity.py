@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from graph_state import graph_dump
+from graph_state import assert_same_graph, graph_dump
 from own_graph import fresh_graph_settings
 
 from biokg.ingest.build import (
@@ -97,17 +97,6 @@ def drop_non_drug_edges(kg: Path, every: int) -> int:
     ]
     pl.DataFrame(out, schema=rows.schema, orient="row").write_csv(kg)
     return len(gone)
-
-
-def assert_same_graph(first: dict, second: dict) -> None:
-    for kind in ("nodes", "edges"):
-        a, b = first[kind], second[kind]
-        only_a, only_b = sorted(set(a) - set(b))[:5], sorted(set(b) - set(a))[:5]
-        differ = [k for k in sorted(set(a) & set(b)) if a[k] != b[k]][:5]
-        assert not (only_a or only_b or differ), (
-            f"{kind}: only in the first {only_a}; only in the second {only_b}; "
-            f"different: {[(k, a[k], b[k]) for k in differ]}"
-        )
 
 
 def test_identity_rows_digest_reads_only_what_identity_matches() -> None:

@@ -4,39 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
-import sys
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import anyio
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from stdio_session import with_session
 
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"  # Viagra; targets PDE5A in ChEMBL's mechanisms
 PDE5A = "NCBIGene:8654"
 TOOLS = {"search_entities", "entity_details", "neighbourhood", "ask", "schema_summary"}
-
-
-def _with_session(settings: Settings, work: Callable[[ClientSession], Awaitable[None]]) -> None:
-    biokg = shutil.which("biokg", path=str(Path(sys.executable).parent))
-    assert biokg is not None
-    params = StdioServerParameters(command=biokg, args=["mcp"], env=settings_env(settings))
-
-    async def run() -> None:
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            await work(session)
-
-    anyio.run(run)
 
 
 async def _call(session: ClientSession, tool: str, **arguments: object) -> object:
@@ -75,7 +54,7 @@ def test_the_tools_answer_from_the_graph(agent_graph: GraphStore, settings: Sett
         missing = await session.call_tool("entity_details", {"curie": "CHEMBL.COMPOUND:NOPE"})
         assert missing.is_error and "no node has the id" in json.dumps(missing.model_dump())
 
-    _with_session(settings, work)
+    with_session(settings, work)
 
 
 def test_read_cypher_refuses_a_write_and_the_graph_is_unchanged(
@@ -95,7 +74,7 @@ def test_read_cypher_refuses_a_write_and_the_graph_is_unchanged(
             text = json.dumps(result.model_dump())
             assert result.is_error and "not read-only" in text, text
 
-    _with_session(settings, work)
+    with_session(settings, work)
     assert agent_graph.read(count) == before
     assert agent_graph.read("MATCH (n:Entity {id: $id}) RETURN n.id AS id", {"id": SILDENAFIL})
 
@@ -136,7 +115,7 @@ def test_read_cypher_refuses_a_cartesian_product_at_once(
         assert "cartesian product" in text and "(a:Phenotype) and (b:Drug)" in text
         await _answers_in_ms(session)
 
-    _with_session(settings, work)
+    with_session(settings, work)
 
 
 def test_served_engine_stops_a_runaway_read_within_its_budget(own_graph_settings: Settings):
@@ -154,4 +133,4 @@ def test_served_engine_stops_a_runaway_read_within_its_budget(own_graph_settings
         assert "QueryTimeoutError" in text and "stopped" in text
         await _answers_in_ms(session)
 
-    _with_session(served, work)
+    with_session(served, work)

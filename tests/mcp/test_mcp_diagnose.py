@@ -8,17 +8,12 @@ syndrome (OMIM:154700 = ORPHA:558).
 from __future__ import annotations
 
 import json
-import shutil
-import sys
-from pathlib import Path
 
-import anyio
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from stdio_session import with_session
 
 from biokg.settings import Settings
 from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
 
@@ -26,29 +21,20 @@ MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
 def test_the_diagnose_tool_ranks_diseases_with_cited_edges(
     agent_graph: GraphStore, settings: Settings
 ) -> None:
-    biokg = shutil.which("biokg", path=str(Path(sys.executable).parent))
-    assert biokg is not None
-    params = StdioServerParameters(command=biokg, args=["mcp"], env=settings_env(settings))
+    async def work(session: ClientSession) -> None:
+        names = {tool.name for tool in (await session.list_tools()).tools}
+        assert "diagnose" in names
+        result = await session.call_tool(
+            "diagnose", {"observed": MARFAN_FEATURES, "excluded": ["HP:0001250"], "top": 3}
+        )
+        assert not result.is_error, result.content
+        found = result.structured_content
+        assert len(found["ranking"]) == 3 and found["excluded"] == ["HP:0001250"]
+        [marfan] = [e for e in found["ranking"] if "OMIM:154700" in e["ids"]]
+        assert "ORPHA:558" in marfan["ids"]
+        assert all(e["edge"] and e["source_record"] for e in marfan["evidence"][:3])
+        refused = await session.call_tool("diagnose", {"observed": []})
+        assert refused.is_error
+        assert "at least one observed HPO term" in json.dumps(refused.model_dump())
 
-    async def run() -> None:
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            names = {tool.name for tool in (await session.list_tools()).tools}
-            assert "diagnose" in names
-            result = await session.call_tool(
-                "diagnose", {"observed": MARFAN_FEATURES, "excluded": ["HP:0001250"], "top": 3}
-            )
-            assert not result.is_error, result.content
-            found = result.structured_content
-            assert len(found["ranking"]) == 3 and found["excluded"] == ["HP:0001250"]
-            [marfan] = [e for e in found["ranking"] if "OMIM:154700" in e["ids"]]
-            assert "ORPHA:558" in marfan["ids"]
-            assert all(e["edge"] and e["source_record"] for e in marfan["evidence"][:3])
-            refused = await session.call_tool("diagnose", {"observed": []})
-            assert refused.is_error
-            assert "at least one observed HPO term" in json.dumps(refused.model_dump())
-
-    anyio.run(run)
+    with_session(settings, work)
