@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
+from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex, build_index
 from biokg.store import GraphStore
 
@@ -61,12 +62,18 @@ def phenotype_index(store: GraphStore, cache_dir: Path | None) -> PhenotypeIndex
 
     Raises:
         StoreError: the graph could not be read.
+        EntityNotFoundError: the graph holds no HPO term (HPO is not built).
     """
     key = load_key(store)
     with _BUILDING:
         if key not in _LOADED:
             _LOADED.clear()
             rows = _read(store) if cache_dir is None else _rows(store, cache_dir / "diagnosis", key)
+            if rows["diagnosis_terms"].is_empty():
+                raise EntityNotFoundError(
+                    "the graph holds no HPO terms to rank diseases by: build HPO first "
+                    "(biokg build --sources hpo)"
+                )
             _LOADED[key] = build_index(*rows.values())
         return _LOADED[key]
 

@@ -17,6 +17,7 @@ Redistributed outputs must keep the GO attribution carried in the file headers.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import os
@@ -91,6 +92,18 @@ def debian_file(package: str, member: str, cache_dir: Path) -> Path:
     target = base / "root" / member
     if target.is_file():
         return target
+    base.mkdir(parents=True, exist_ok=True)
+    # one download per package at a time: sources are fetched in threads (GO and HPO both read
+    # org.Hs.eg.db), and each clears the download folder first
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_file():  # another thread or process unpacked it meanwhile
+            return target
+        return _download_and_unpack(package, member, base)
+
+
+def _download_and_unpack(package: str, member: str, base: Path) -> Path:
+    target = base / "root" / member
     debdir = base / "deb"
     shutil.rmtree(debdir, ignore_errors=True)
     debdir.mkdir(parents=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import fastobo
@@ -184,3 +185,14 @@ def test_slice_is_deterministic_and_cached(
     assert {k: p.stat().st_mtime_ns for k, p in again.items()} == mtimes  # reused, not rebuilt
     build_offline_corpus(CACHE, out, slice_genes=SLICE + 1)  # different params: rebuilt
     assert paths["goa_human_gaf"].read_bytes() != a.read_bytes()
+
+
+def test_threads_fetching_one_debian_package_into_a_fresh_cache_all_get_it(
+    tmp_path: Path,
+) -> None:
+    # `biokg build` fetches sources in threads, and GO and HPO read the same package: each
+    # download clears the package's folder first, so two at once lost each other's .deb
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        paths = list(pool.map(lambda _: debian_file(*GOSLIM_PLANT, tmp_path), range(4)))
+    assert len(set(paths)) == 1 and paths[0].is_file()
+    assert pronto.Ontology(str(paths[0])).get_term("GO:0008150").name == "biological_process"
