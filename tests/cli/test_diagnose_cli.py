@@ -48,3 +48,9 @@ def test_neither_terms_nor_cases_is_a_one_line_error(settings: Settings) -> None
     result = runner.invoke(app, ["diagnose"], env=settings_env(settings))
     assert result.exit_code == 1
     assert "give HPO terms, or --cases FILE --out FILE" in result.output
+
+
+def test_a_graph_without_hpo_is_refused_with_what_to_build(own_graph_settings: Settings) -> None:
+    result = runner.invoke(app, ["diagnose", "HP:0001250"], env=settings_env(own_graph_settings))
+    assert result.exit_code == 1
+    assert "no HPO terms" in result.output and "--sources hpo" in result.output
