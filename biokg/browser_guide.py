@@ -151,7 +151,7 @@ def _schema_slide(schema: GraphSchema) -> str:
         for label, spec in sorted(schema.labels.items())
     )
     types = "".join(
-        f"<tr><td>:{name}</td><td>{html.escape(spec.predicate)}</td>"
+        f"<tr><td>:{name}</td><td>{html.escape(spec.qualified_predicate)}</td>"
         f"<td>{', '.join(spec.from_labels)} &#8594; {', '.join(spec.to_labels)}</td></tr>"
         for name, spec in sorted(schema.types.items())
     )

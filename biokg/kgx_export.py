@@ -164,12 +164,13 @@ def edge_record(row: dict[str, Any], schema: GraphSchema) -> dict[str, Any]:
     Raises:
         SchemaError: the edge's type is not declared in schema/.
     """
-    props = row["props"]
+    props, spec = row["props"], schema.relationship(row["type"])
     record: dict[str, Any] = {
         "subject": kgx_curie(row["subject"]),
-        "predicate": schema.relationship(row["type"]).predicate,
+        "predicate": spec.predicate,
         "object": kgx_curie(row["object"]),
         "biokg_type": row["type"],
+        **spec.predicate_qualifiers,
     }
     for key in sorted(props):  # one key order whatever order the engine returns them in
         if props[key] is not None and key not in RELEASE_FIELDS:
@@ -217,6 +218,7 @@ def edge_columns(schema: GraphSchema) -> list[str]:
     declared = {**schema.provenance.required, **schema.provenance.optional}
     for spec in schema.types.values():
         declared.update(spec.properties)
+        declared.update(spec.predicate_qualifiers)
     extra = sorted({EDGE_SLOTS.get(k, k) for k in declared if k not in RELEASE_FIELDS})
     return core + [c for c in extra if c not in core]
 

@@ -84,7 +84,7 @@ def load_kgx(store: GraphStore, schema: GraphSchema, folder: Path) -> KgxLoad:
     for batch in chunks(_records(paths[1]), BATCH_ROWS):
         by_type: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
         for record in batch:
-            row = edge_row(record, paths[1])
+            row = edge_row(record, paths[1], schema)
             ends = (labels[row["subject"]], labels[row["object"]])
             by_type[(record["biokg_type"], *ends)].append(row)
         for (rel, start, end), rows in sorted(by_type.items()):
@@ -119,17 +119,19 @@ def node_properties(record: dict[str, Any], path: Path) -> dict[str, Any]:
     return node
 
 
-def edge_row(record: dict[str, Any], path: Path) -> dict[str, Any]:
+def edge_row(record: dict[str, Any], path: Path, schema: GraphSchema) -> dict[str, Any]:
     """A KGX edge record as a ``write_create_edges`` row (``subject``, ``object``, ``props``).
 
     Raises:
         AgentInputError: the record has no ``biokg_type``.
+        SchemaError: the type is not declared in schema/.
     """
     _require(record, "biokg_type", path)
+    of_type = schema.relationship(record["biokg_type"]).predicate_qualifiers
     props = {
         _PROPERTY_OF.get(slot, slot): value
         for slot, value in record.items()
-        if slot not in DERIVED_EDGE_FIELDS
+        if slot not in DERIVED_EDGE_FIELDS and slot not in of_type
     }
     subject, object_ = graph_curie(record["subject"]), graph_curie(record["object"])
     return {"subject": subject, "object": object_, "props": props}

@@ -215,6 +215,8 @@ class RdfWriter:
             (statement, _OBJECT, obj),
             (statement, _KNOWLEDGE_SOURCE, self.iri(props["source"])),
         ]
+        for slot, value in (spec.predicate_qualifiers if spec else {}).items():
+            out.append((statement, _t(BIOLINK[slot]), literal(value)))
         for key, value in sorted(props.items()):
             if key in _NOT_EXPORTED or value is None:
                 continue

@@ -102,6 +102,10 @@ class RelationshipSpec(_Strict):
     """One relationship type: Biolink predicate, endpoint labels, properties, identity keys."""
 
     predicate: str
+    #: Biolink qualifier slot → value that completes the predicate for every edge of the type
+    #: (``object_direction_qualifier: downregulated`` for a negative regulation), written by
+    #: the exports beside ``predicate``; not stored on edges
+    predicate_qualifiers: dict[str, str] = Field(default_factory=dict)
     from_labels: tuple[str, ...] = Field(alias="from")
     to_labels: tuple[str, ...] = Field(alias="to")
     properties: dict[str, PropertyType]
@@ -110,11 +114,21 @@ class RelationshipSpec(_Strict):
     inverse_phrases: tuple[str, ...]
     questions: QuestionWordings
 
+    @property
+    def qualified_predicate(self) -> str:
+        """The predicate with its qualifiers, as docs show it."""
+        return self.predicate + "".join(
+            f" ({slot}: {value})" for slot, value in self.predicate_qualifiers.items()
+        )
+
     @model_validator(mode="after")
     def _qualifiers_are_properties(self) -> RelationshipSpec:
         missing = [q for q in self.qualifiers if q not in self.properties]
         if missing:
             raise ValueError(f"qualifiers {missing} are not declared in properties")
+        clashing = [q for q in self.predicate_qualifiers if q in self.properties]
+        if clashing:
+            raise ValueError(f"predicate_qualifiers {clashing} are also edge properties")
         return self
 
 
@@ -180,14 +194,15 @@ class GraphSchema(_Strict):
     def records_digest(self) -> str:
         """Digest of what shapes loaded records (labels' categories, id prefixes and properties;
         types' endpoints, properties and qualifiers; provenance; prefixes), not of how people
-        ask: a change here reloads sources, a new question wording does not."""
+        ask nor of how exports name a type (its Biolink predicate is not stored on edges): a
+        change here reloads sources, a new question wording or predicate does not."""
         shape = {
             "entity": self.entity,
             "labels": {
                 n: (s.category, s.id_prefixes, s.properties) for n, s in self.labels.items()
             },
             "types": {
-                n: (s.predicate, s.from_labels, s.to_labels, s.properties, s.qualifiers)
+                n: (s.from_labels, s.to_labels, s.properties, s.qualifiers)
                 for n, s in self.types.items()
             },
             "provenance": self.provenance.model_dump(),
@@ -413,7 +428,7 @@ def render_markdown(schema: GraphSchema) -> str:
     for rel, spec in sorted(schema.types.items()):
         props = ", ".join(f"`{k}` ({v})" for k, v in spec.properties.items()) or "-"
         out.append(
-            f"| {rel} | {spec.predicate} | {', '.join(spec.from_labels)} | "
+            f"| {rel} | {spec.qualified_predicate} | {', '.join(spec.from_labels)} | "
             f"{', '.join(spec.to_labels)} | {props} | {', '.join(spec.qualifiers) or '-'} | "
             f"{(spec.questions.forward or spec.questions.inverse or ('-',))[0]} |"
         )

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from biokg.errors import AgentInputError
-from biokg.kgx_export import export_kgx, graph_curie, kgx_curie
-from biokg.kgx_import import load_kgx
+from biokg.kgx_export import edge_record, export_kgx, graph_curie, kgx_curie
+from biokg.kgx_import import edge_row, load_kgx
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -40,6 +40,27 @@ def _lines(path: Path) -> list[str]:
 def test_ids_are_spelt_for_kgx_and_back(curie: str, spelt: str) -> None:
     assert kgx_curie(curie) == spelt
     assert graph_curie(spelt) == curie
+
+
+@pytest.mark.parametrize(
+    "rel, direction",
+    [("NEGATIVELY_REGULATES", "downregulated"), ("ACTIVATES", "upregulated")],
+)
+def test_a_direction_biolink_states_as_a_qualifier_is_written_and_not_read_back(
+    rel: str, direction: str, tmp_path: Path
+) -> None:
+    """Biolink 4 has no negatively/positively_regulates: the type's predicate is
+    ``biolink:regulates`` plus ``object_direction_qualifier``, which the import leaves out
+    again (the type says it)."""
+    props = {"id": "e1", "source": "infores:go", "source_version": "2025-01-01"}
+    row = {"subject": "GO:0000001", "type": rel, "object": "GO:0000002", "props": props}
+    record = edge_record(row, load_schema())
+    assert (record["predicate"], record["object_direction_qualifier"]) == (
+        "biolink:regulates",
+        direction,
+    )
+    back = edge_row(record, tmp_path / "edges.jsonl", load_schema())
+    assert back["props"] == props  # graph names again, and no qualifier stored
 
 
 def test_kgx_to_graph_to_kgx_is_identical(
