@@ -3,10 +3,18 @@
 # The venv lives outside the clone, keyed by a hash of requirements.lock and
 # requirements-nodeps.txt, so CI and repeated runs
 # reuse it; it is built from nothing when absent. Override the location with BIOKG_VENV.
+# `scripts/venv.sh kgx`: the kgx tool's test-only environment instead (tests/kgx/requirements.lock;
+# kgx cannot be installed beside the project's pins), without the project.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-key="$(cat "$root/requirements.lock" "$root/requirements-nodeps.txt" | sha256sum | cut -c1-16)"
-venv="${BIOKG_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/biokg/venv-$key}"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/biokg"
+if [ "${1:-}" = "kgx" ]; then
+  key="$(sha256sum < "$root/tests/kgx/requirements.lock" | cut -c1-16)"
+  venv="$cache/kgx-$key"
+else
+  key="$(cat "$root/requirements.lock" "$root/requirements-nodeps.txt" | sha256sum | cut -c1-16)"
+  venv="${BIOKG_VENV:-$cache/venv-$key}"
+fi
 mkdir -p "$(dirname "$venv")"
 # One build at a time per venv: a second caller waits for the first and then reuses its venv.
 exec 9>"$venv.lock"
@@ -16,6 +24,17 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --upgrade pip >&2
+  if [ "${1:-}" = "kgx" ]; then
+    "$venv/bin/pip" install --quiet -r "$root/tests/kgx/requirements.lock" >&2
+    touch "$venv/.complete"
+  fi
+fi
+if [ "${1:-}" = "kgx" ]; then
+  flock -u 9
+  echo "$venv"
+  exit 0
+fi
+if [ ! -f "$venv/.complete" ]; then
   # CPU torch first: the lock pins the +cpu build, and installing it alone keeps pip from ever
   # resolving the CUDA variant (several GB) for sentence-transformers.
   "$venv/bin/pip" install --quiet "$(grep -i '^torch==' "$root/requirements.lock")" >&2

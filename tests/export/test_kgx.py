@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -171,3 +173,48 @@ def test_an_unknown_format_is_refused(agent_graph: GraphStore, tmp_path: Path) -
     with pytest.raises(AgentInputError, match="csv"):
         export_kgx(agent_graph, load_schema(), tmp_path, fmt="csv")  # type: ignore[arg-type]
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.fixture(scope="module")
+def kgx_python() -> Path:
+    """The kgx tool's own environment (``scripts/venv.sh kgx``, built once and cached)."""
+    root = Path(__file__).resolve().parents[2]
+    made = subprocess.run(
+        ["bash", str(root / "scripts" / "venv.sh"), "kgx"], capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    return Path(made.stdout.strip()) / "bin" / "python"
+
+
+def _kgx_errors(kgx_python: Path, fmt: str, *folders: Path) -> dict[str, list[dict[str, Any]]]:
+    script = Path(__file__).resolve().parents[1] / "kgx" / "validate.py"
+    ran = subprocess.run(
+        [str(kgx_python), str(script), fmt, *map(str, folders)], capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    return json.loads(ran.stdout)
+
+
+def test_the_kgx_tool_validates_the_export_with_no_error(
+    agent_graph: GraphStore, kgx_python: Path, tmp_path: Path
+) -> None:
+    """kgx's own Validator against Biolink 4.4.6: ChEMBL, openFDA and the MONDO bridges (drugs,
+    genes, MedDRA terms, DailyMed labels and sections, ORDO/OMIM diseases, same_as edges), in
+    both formats; a copy with a predicate Biolink 4 dropped and an invented category is refused,
+    so the check is live."""
+    schema, sources = load_schema(), [*source_ids(SMALL), "infores:mondo"]
+    jsonl, tsv, broken = tmp_path / "jsonl", tmp_path / "tsv", tmp_path / "broken"
+    export_kgx(agent_graph, schema, jsonl, sources=sources)
+    export_kgx(agent_graph, schema, tsv, sources=sources, fmt="tsv")
+    broken.mkdir()
+    nodes, edges = _read_jsonl(jsonl / "nodes.jsonl"), _read_jsonl(jsonl / "edges.jsonl")
+    nodes[0]["category"], edges[0]["predicate"] = ["biolink:Gizmo"], "biolink:positively_regulates"
+    for name, records in (("nodes.jsonl", nodes), ("edges.jsonl", edges)):
+        (broken / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+    shutil.copy(jsonl / "graph_metadata.json", broken)
+
+    found = _kgx_errors(kgx_python, "jsonl", jsonl, broken) | _kgx_errors(kgx_python, "tsv", tsv)
+    assert found[str(jsonl)] == [] and found[str(tsv)] == []
+    refused = {(e["type"], e["records"]) for e in found[str(broken)]}
+    assert ("INVALID_EDGE_PREDICATE", 1) in refused
+    assert any("Gizmo" in e["message"] for e in found[str(broken)])
