@@ -151,10 +151,27 @@ def edges_by_type(
     embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
     the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters)."""
     types = sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
+    if sources is not None and (written := types_written(store, sources)) is not None:
+        types = [rel for rel in types if rel in written]
     template = cypher.load(query)
     for rel in types:  # a type name the engine reported, quoted as a name
         query = template.replace("-[r]->", f"-[r:`{rel.replace('`', '``')}`]->", 1)
         yield from store.stream(query, {"sources": sources})
+
+
+def types_written(store: GraphStore, sources: list[str]) -> set[str] | None:
+    """The relationship types the current loads of ``sources`` wrote, from their recorded
+    counts; None when one of them has no such record (then every type is read and filtered)."""
+    rows = store.read(cypher.load("rdf_source_types"), {"sources": sources})
+    if {row["source"] for row in rows if row["counts"]} != set(sources):
+        return None
+    written: set[str] = set()
+    for row in rows:
+        for key, count in json.loads(row["counts"]).items():
+            kind, _, rel = key.partition(":")
+            if kind == "edges" and count:
+                written.add(rel)
+    return written
 
 
 def prefetched(rows: Iterator[dict[str, Any]], depth: int = 40) -> Iterator[dict[str, Any]]:

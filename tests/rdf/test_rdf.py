@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from biokg.cli.app import app
 from biokg.errors import AgentInputError, EntityNotFoundError
-from biokg.rdf_export import export_rdf, source_ids
+from biokg.rdf_export import export_rdf, source_ids, types_written
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -82,6 +82,21 @@ def test_only_the_named_sources_edges_are_exported(agent_graph: GraphStore) -> N
     assert list(dataset.query(TARGETS_OF, initBindings=bound)) == []  # ChEMBL's edge left out
     graphs = {str(g.identifier) for g in dataset.graphs() if "release" in str(g.identifier)}
     assert graphs and all("infores:openfda" in g for g in graphs)
+
+
+def test_a_one_source_export_reads_only_the_types_its_release_wrote(
+    agent_graph: GraphStore,
+) -> None:
+    """The types come from the current load's recorded counts, and are exactly those the
+    engine finds on the source's edges; a source without a load record reads every type."""
+    for names in (["openfda"], ["chembl", "openfda"], ["hpo"]):
+        sources = source_ids(names)
+        rows = agent_graph.read(
+            "MATCH ()-[r]->() WHERE r.source IN $sources RETURN DISTINCT type(r) AS type",
+            {"sources": sources},
+        )
+        assert types_written(agent_graph, sources) == {row["type"] for row in rows}
+    assert types_written(agent_graph, ["infores:openfda", "infores:kegg"]) is None
 
 
 def test_quote_heavy_names_survive_the_round_trip(agent_graph: GraphStore) -> None:
