@@ -21,7 +21,7 @@ from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
-from biokg.graph_agent.diagnosis.question import DiagnosisAnswer, read_phenotype_list
+from biokg.graph_agent.diagnosis.reading import read_phenotype_list
 from biokg.graph_agent.findings import Finding, StepResult
 from biokg.graph_agent.intent import QuestionReader, identifier_names
 from biokg.graph_agent.intersection import IntersectionSearch
@@ -163,6 +163,9 @@ class GraphAgent:
         started = time.perf_counter()
         versions = self.refresh()
         if (described := read_phenotype_list(question)) is not None:  # "…: which diseases fit?"
+            # imported here: the ranker's numpy/polars/scipy cost every CLI question 0.17 s
+            from biokg.graph_agent.diagnosis.question import DiagnosisAnswer
+
             dx = DiagnosisAnswer(self.store, self.linker, self.cache_dir)
             yield from dx.stream(question, described, budget or self.budget, versions)
             return

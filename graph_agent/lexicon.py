@@ -23,14 +23,16 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from biokg import cypher
 from biokg.graph_agent.text import mention_key
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
+
+if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read without polars
+    import polars as pl
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +63,8 @@ _NAME_COLUMNS = {
 }
 #: Between the entries of a stored sorted list (name keys are words joined by single spaces).
 SORTED_SEPARATOR = "\n"
-_KEY_SCHEMA = {"key": pl.String, "id": pl.String, "rule": pl.String, "text": pl.String}
-_NODE_SCHEMA = {"id": pl.String, "label": pl.String, "name": pl.String}
+_KEY_COLUMNS = ("key", "id", "rule", "text")
+_NODE_COLUMNS = ("id", "label", "name")
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,8 @@ def _fill(
 ) -> None:
     """Write the lexicon's tables from its frames; ``unnamed``: labels with nodes in the graph
     that the lexicon holds no names of (``labels`` lists them too)."""
+    import polars as pl  # only when building: polars costs every CLI question 0.08 s to import
+
     names = keys.filter(~pl.col("rule").is_in(["id", "xref"]))
     refs = keys.filter(pl.col("rule").is_in(["id", "xref"])).unique("key", keep="first")
     # words of the names as written: a title's head repeats its words (counts stay true)
@@ -323,10 +327,14 @@ def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame, list[str
 
 def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Node and key frames from lexicon rows: every way each node can be named."""
+    import polars as pl  # only when building (see _fill)
+
     schema = load_schema()
     documents = {n for n, spec in schema.labels.items() if spec.category == DOCUMENT_CATEGORY}
     nodes = pl.DataFrame(
-        [(r["id"], r["label"], r["name"]) for r in rows], schema=_NODE_SCHEMA, orient="row"
+        [(r["id"], r["label"], r["name"]) for r in rows],
+        schema=dict.fromkeys(_NODE_COLUMNS, pl.String),
+        orient="row",
     )
     keys: list[tuple[str, str, str, str]] = []
     for row in rows:
@@ -347,7 +355,7 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
                 if row["label"] == "Drug":
                     keys.append((salt_free_key(text), node, "name-salt", text))
     frame = (
-        pl.DataFrame(keys, schema=_KEY_SCHEMA, orient="row")
+        pl.DataFrame(keys, schema=dict.fromkeys(_KEY_COLUMNS, pl.String), orient="row")
         .filter(pl.col("key") != "")
         .with_columns(s=pl.col("rule").replace_strict(RULE_SCORES, return_dtype=pl.Float64))
         .sort("s", descending=True)

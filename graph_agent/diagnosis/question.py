@@ -1,10 +1,8 @@
 """``biokg ask`` for a patient described in words: "a child with seizures, hypotonia and
 microcephaly but no fever: which diseases fit?".
 
-:func:`read_phenotype_list` recognises the question (a differential-diagnosis cue: which
-diseases *fit*, *match*, *explain*, are *consistent with*; *what fits*; *differential
-diagnosis*) and splits the description into observed and excluded phrases (after *no*, *not*,
-*without*, *absent*, until *but*/*with* turns back). :class:`DiagnosisAnswer` links each phrase
+:func:`~.reading.read_phenotype_list` recognises the question and splits the description
+into observed and excluded phrases. :class:`DiagnosisAnswer` links each phrase
 to an HPO term (the linker's best ``Phenotype`` candidate; the others stay in the mention as
 alternatives), ranks diseases with :mod:`.ranker`, reads the cited annotation edges and nodes
 back through the question's :class:`~biokg.graph_agent.runner.QueryRunner` (logged, within
@@ -14,14 +12,13 @@ their source records. Its events are the agent's (linking, plan, query, partial,
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from biokg.embedding.search import Reader
 from biokg.graph_agent.diagnosis.ranker import Diagnosis, Evidence, RankedDisease
+from biokg.graph_agent.diagnosis.reading import PhenotypeList
 from biokg.graph_agent.diagnosis.service import ranker
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.linking import EntityLinker
@@ -34,78 +31,6 @@ ANSWERED = 10
 #: How many of a disease's best-scoring observed terms its claim names.
 NAMED_TERMS = 4
 _LABEL = "Phenotype"
-#: What a cue's verb may be followed by before the description ("fit this patient best").
-_CUE_TAIL = (
-    r"(?:\s+(?:this|the|these|that|such|a|an|best|most|here|patient|child|case|picture|"
-    r"presentation|description|features|findings|phenotypes?|profile|symptoms|signs|her|his|"
-    r"them|it)\b)*"
-)
-_CUE = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|diagnos[ie]s)"
-    r"\s+(?:\w+\s+){0,2}?(?:fits?|match(?:es)?|explains?|(?:is|are)\s+(?:consistent|compatible)"
-    r"\s+with)\b" + _CUE_TAIL + r"|\bwhat\s+(?:fits|could\s+(?:it|this)\s+be|is\s+the\s+"
-    r"(?:most\s+)?(?:likely\s+)?diagnosis)\b"
-    + _CUE_TAIL
-    + r"|\b(?:a\s+|the\s+)?differential(?:\s+diagnosis)?(?:\s+(?:for|of))?\b",
-    re.IGNORECASE,
-)
-#: Who the description is about ("a 5-year-old boy with"): dropped before splitting.
-_SUBJECT = re.compile(
-    r"^(?:\W*(?:an?|the|my|our|this|his|her)\s+)?(?:[\w-]+\s+){0,3}?"
-    r"(?:child|patient|boy|girl|infant|baby|newborn|neonate|man|woman|adult|toddler|son|"
-    r"daughter|individual|person|proband|teenager|adolescent|fetus)\b",
-    re.IGNORECASE,
-)
-#: Words that open a run of excluded features, and those that turn back to observed ones.
-_MARKER = re.compile(
-    r"\b(?P<neg>but\s+(?:no|not|without)|without|no|not|nor|absent|lacking|lacks|free\s+of|"
-    r"negative\s+for|excluding)\b|\b(?P<pos>but|with|has|have|having|shows?|showing|presents?\s+"
-    r"with|presenting\s+with|plus|also)\b",
-    re.IGNORECASE,
-)
-_SPLIT = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE)
-_FILLER = re.compile(r"^(?:an?|the|any|some|signs?\s+of|history\s+of|and|or)\s+", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class PhenotypeList:
-    """The phrases of a described patient: features seen, and features said to be absent."""
-
-    observed: list[str]
-    excluded: list[str]
-
-
-def read_phenotype_list(question: str) -> PhenotypeList | None:
-    """The observed and excluded phrases of a differential-diagnosis question, or None when
-    the question is not one (no cue, or nothing described besides the cue).
-
-    >>> read_phenotype_list("A child with seizures and hypotonia but no fever: which diseases fit?")
-    PhenotypeList(observed=['seizures', 'hypotonia'], excluded=['fever'])
-    """
-    if not _CUE.search(question):
-        return None
-    text = _CUE.sub(" ", question)
-    text = re.sub(r"[?:.!]", ",", text)
-    text = _SUBJECT.sub("", text.strip(" ,"))
-    observed: list[str] = []
-    excluded: list[str] = []
-    target, at = observed, 0
-    for marker in _MARKER.finditer(text):
-        target += _phrases(text[at : marker.start()])
-        target, at = (excluded if marker["neg"] else observed), marker.end()
-    target += _phrases(text[at:])
-    if not observed and not excluded:
-        return None
-    return PhenotypeList(list(dict.fromkeys(observed)), list(dict.fromkeys(excluded)))
-
-
-def _phrases(text: str) -> list[str]:
-    found = []
-    for part in _SPLIT.split(text):
-        part = _FILLER.sub("", part.strip(" ,'\"()")).strip()
-        if part and re.search(r"[A-Za-z]{3}|HP:\d{7}", part):
-            found.append(part)
-    return found
 
 
 class DiagnosisAnswer:
