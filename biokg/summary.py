@@ -53,7 +53,11 @@ def merge_summary(store: GraphStore) -> dict[str, Any]:
             for prefix, total in bridge["diseases"].items()
         }
     drugs = {
-        source: {k: r[k] for k in ("drugs", "merged", "unmatched", "conflicts")}
+        source: {
+            **{k: r[k] for k in ("drugs", "merged", "unmatched", "conflicts")},
+            # a report kept before the lists were capped holds all of them
+            "conflicts_total": r.get("conflicts_total", len(r["conflicts"])),
+        }
         for source, r in reports.items()
         if r.get("drugs")
     }

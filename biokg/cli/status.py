@@ -56,7 +56,7 @@ def print_merges(report: dict) -> None:
             f"{r['drugs']:,}",
             str(r["merged"]),
             str(r["unmatched"]),
-            str(len(r["conflicts"])),
+            str(r["conflicts_total"]),
         )
     console.print(nodes, drugs)
     bridge = report["disease_bridge"]

@@ -361,7 +361,8 @@ def _timeout_message(what: str, timeout_s: float | None) -> str:
 
 
 def constraint_statements(schema: GraphSchema) -> list[str]:
-    """Uniqueness constraints on ``id``: :Entity, every label, every relationship type, releases.
+    """Uniqueness constraints on ``id``: :Entity, every label, every relationship type, releases;
+    and the index on a release's ``current`` flag.
 
     The same Cypher runs on Neo4j 5 and ArcadeDB; ``cypher/constraints.cypher`` is generated
     from it.
@@ -374,6 +375,11 @@ def constraint_statements(schema: GraphSchema) -> list[str]:
     out.append(
         "CREATE CONSTRAINT source_version_id IF NOT EXISTS "
         "FOR (n:SourceVersion) REQUIRE n.id IS UNIQUE"
+    )
+    # every question reads the current loads: without it, every load ever made is read (whole
+    # records) to find them; at release size that was half of a 0.25 s read
+    out.append(
+        "CREATE INDEX source_version_current IF NOT EXISTS FOR (n:SourceVersion) ON (n.current)"
     )
     out += [
         f"CREATE CONSTRAINT {rel.lower()}_id IF NOT EXISTS "

@@ -9,6 +9,7 @@ from biokg.errors import RecordValidationError
 from biokg.ingest.export import merge_records
 from biokg.ingest.identity import (
     KNOWN_DRUG_SCHEMA,
+    LISTED,
     DrugEntry,
     DrugIndex,
     MergeReport,
@@ -198,6 +199,7 @@ def test_openfda_style_records_merge_onto_the_chembl_node() -> None:
         "merged": {"name": 1},
         "unmatched": 1,
         "conflicts": [],
+        "conflicts_total": 0,
     }
     assert report.names.mentions == 0  # no edges named their drug by text
     rows = {r["id"]: r for r in resolved.nodes["Drug"].to_dicts()}
@@ -296,6 +298,7 @@ def test_named_edges_resolve_count_reports_once_and_report_every_name() -> None:
         "unresolved_examples": ["VIOXX"],
         "ambiguous": 1,
         "ambiguous_names": [{"name": "TYLENOL", "candidates": ["UNII:A", "UNII:B"]}],
+        "ambiguous_names_total": 1,
         "edges": 2,
     }
     again = resolve_named_edges(records, known, schema, report=MergeReport("x"))
@@ -306,3 +309,18 @@ def test_unresolved_named_edges_are_never_exported() -> None:
     named = NamedEdges("subject", _mentions([("VIAGRA", "MEDDRA.PT:AMNESIA", "1", 0)]))
     with pytest.raises(RecordValidationError, match="resolve identities first"):
         merge_records([Records(named_edges={"REPORTED_ADVERSE_EVENT": named})])
+
+
+def test_a_kept_report_lists_at_most_listed_conflicts_and_ambiguous_names_with_totals() -> None:
+    """The report is stored on the load's :SourceVersion, read by every question: at release
+    size openFDA's full lists were 6.5 MB."""
+    report = MergeReport("infores:openfda")
+    report.conflicts = [
+        (f"UNII:{i:05d}", ["CHEMBL.COMPOUND:A", "CHEMBL.COMPOUND:B"]) for i in range(250)
+    ]
+    report.names.ambiguous_names = [(f"NAME {i}", ["UNII:A", "UNII:B"]) for i in range(LISTED + 1)]
+    kept = report.as_dict()
+    assert kept["conflicts_total"] == 250 and len(kept["conflicts"]) == LISTED
+    assert kept["conflicts"][0] == {"record": "UNII:00000", "candidates": report.conflicts[0][1]}
+    assert kept["names"]["ambiguous_names_total"] == LISTED + 1
+    assert len(kept["names"]["ambiguous_names"]) == LISTED

@@ -18,9 +18,12 @@ def test_schema_applies_twice_and_constraints_hold(store: GraphStore) -> None:
     store.apply_schema(schema)
     store.apply_schema(schema)  # idempotent: IF NOT EXISTS everywhere
     names = {row["name"] for row in store.read("SHOW CONSTRAINTS")}
-    # one per label, :Entity, :SourceVersion and one per relationship type
-    assert len(constraint_statements(schema)) == len(schema.labels) + len(schema.types) + 2
+    # one per label, :Entity, :SourceVersion and one per relationship type; the index that
+    # finds the current loads
+    assert len(constraint_statements(schema)) == len(schema.labels) + len(schema.types) + 3
     assert {"entity_id", "gene_id", "is_a_id", "source_version_id"} <= names
+    indexed = {row["name"]: row["properties"] for row in store.read("SHOW INDEXES")}
+    assert indexed["source_version_current"] == ["current"]
     store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991', name: 'probe'})")
     with pytest.raises(StoreError, match="NCBIGene:999999991"):
         store.write("CREATE (n:Entity:Gene {id: 'NCBIGene:999999991'})")
