@@ -24,6 +24,7 @@ from prefect.cache_policies import NO_CACHE
 
 from biokg.embedding.static import node_embedder
 from biokg.errors import RetryableError
+from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
     Planned,
@@ -132,7 +133,8 @@ def build_flow(
     logger = get_run_logger()
     settings = settings or Settings.from_env()
     folder = Path(data_dir) if data_dir else None
-    with GraphStore.connect(settings) as store:
+    # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
+    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
         store.apply_schema(load_schema())
         names = build_order(sources or DEFAULT_SOURCES)
         planned = [fetch(name, settings, folder, offline) for name in names]
@@ -157,6 +159,7 @@ def build_flow(
         report.append(bridge_task(store, writer, settings, offline, force))
         if embed:
             logger.info("embeddings: %s", embed_nodes(store, settings))
+        lexicon.lexicon(store)  # the agent's names of the new graph, built once here
     for row in report:
         logger.info("report: %s", row)
     return report

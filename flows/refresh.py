@@ -26,6 +26,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed, Failed, State
 
 from biokg.flows.build import _only_transient
+from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest import refresh as steps
 from biokg.ingest.build import Planned, build_order, check_licenses
 from biokg.ingest.sources import DEFAULT_SOURCES
@@ -152,7 +153,8 @@ def refresh_flow(
     check_licenses(names, settings)
     delays = tuple(network_retry_delays or NETWORK_RETRY_DELAYS)
     reports = []
-    with GraphStore.connect(settings) as store:
+    # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
+    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
         for name in names:
             reports.append(_refresh_one(name, store, settings, offline, sample, delays))
         for name in steps.identity_stale(store):  # merged onto identity rows this run changed
@@ -162,6 +164,7 @@ def refresh_flow(
             reports.append(refresh_bridge(store, settings, offline))
             if embed:
                 logger.info("embeddings: %s", embed_changes(store, settings))
+        lexicon.lexicon(store)  # the agent's names of the refreshed graph, built once here
     rows = [steps.SourceReport(**r) for r in reports]
     markdown = steps.markdown_report(rows)
     create_markdown_artifact(markdown, key=REPORT_KEY, description="biokg refresh report")

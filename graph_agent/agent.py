@@ -143,7 +143,9 @@ class GraphAgent:
         """Follow the graph: reload the lexicon if a build changed it; returns data versions."""
         versions = self.store.read(cypher.load("agent_data_versions"))
         if self.cache_dir is not None and graph_digest(versions) != self.linker.lexicon.digest:
-            self.linker.lexicon = Lexicon.load(self.store, self.cache_dir)
+            lexicon = Lexicon.load(self.store, self.cache_dir)
+            if lexicon.digest != self.linker.lexicon.digest:  # not the same earlier one again
+                self.linker.lexicon = lexicon
         return versions
 
     def ask(self, question: str, *, budget: Budget | None = None) -> Answer:

@@ -13,6 +13,7 @@ half of those keys) stay exact keys only, since their words are their drug's nam
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import os
@@ -23,7 +24,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
 from biokg.graph_agent.text import mention_key
@@ -111,20 +112,34 @@ class Lexicon:
 
     @classmethod
     def load(cls, store: GraphStore, cache_dir: Path) -> Lexicon:
-        """The lexicon of the graph as it is now, from the cache when the graph is unchanged."""
+        """The lexicon of the graph as it is now, from the cache when the graph is unchanged.
+
+        While another process holds the cache's :class:`LexiconBuild` (a build or refresh
+        writing the graph, or a question building the new state's lexicon), this reads the
+        newest earlier lexicon instead of building a copy of its own: at release size one
+        build takes 45 s and 2.3 GB, and four questions at once each building one during a
+        refresh was what timed them out. Its ``digest`` then names the state it was read
+        from, so :meth:`GraphAgent.refresh` tries again on the next question. Only a cache's
+        first lexicon is built by whoever needs it, the lock held or not.
+        """
         digest = graph_digest(store.read(cypher.load("agent_data_versions")))
-        path = cache_dir / "lexicon" / f"{digest}.sqlite"
-        if not path.is_file():
-            nodes, keys, unnamed = _read_graph(store)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.part")
-            with closing(sqlite3.connect(partial)) as db:
-                _fill(db, nodes, keys, unnamed)
-            partial.replace(path)  # atomic: a concurrent reader sees all or nothing
-            log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, path)
-            _forget_others(path)
+        folder = cache_dir / "lexicon"
+        path = folder / _file_name(digest)
+        if path.is_file():
+            return cls._open(path)
+        with LexiconBuild(cache_dir, wait=False) as build:
+            if build.held:
+                return build.lexicon(store)
+            earlier = _newest_lexicon(folder)
+            if earlier is not None:
+                log.info("lexicon of %s being built elsewhere: reading %s", digest, earlier.name)
+                return cls._open(earlier)
+        return cls._open(_build_file(store, path))
+
+    @classmethod
+    def _open(cls, path: Path) -> Lexicon:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        return cls(db, digest=digest)
+        return cls(db, digest=path.stem.rsplit("-", 1)[-1])
 
     @cached_property
     def fuzzy_keys(self) -> list[str]:
@@ -248,15 +263,108 @@ class _Words(_View):
     __rand__ = __and__
 
 
+class LexiconBuild:
+    """The cache's lexicon lock: one process at a time builds a lexicon, and a process that
+    writes the graph holds it from before its first write until the lexicon of what it wrote
+    is built, so questions asked meanwhile read the lexicon of the graph as it was
+    (:meth:`Lexicon.load`) rather than each building one of every state a refresh passes
+    through. An ``flock``: a killed holder releases it."""
+
+    def __init__(self, cache_dir: Path, *, wait: bool = True) -> None:
+        self.folder = cache_dir / "lexicon"
+        self.wait = wait  # False: do not queue behind a holder (``held`` says who won)
+        self.held = False
+        self._file: IO[bytes] | None = None
+
+    def __enter__(self) -> LexiconBuild:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._file = (self.folder / LOCK_NAME).open("ab")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
+            self.held = True
+        except BlockingIOError:
+            self.held = False
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._file is not None:
+            self._file.close()  # releases the lock
+        self.held = False
+
+    def lexicon(self, store: GraphStore) -> Lexicon:
+        """The lexicon of the graph as it is now, built if the cache lacks it; earlier states'
+        lexicons and dead builders' partial files are removed."""
+        if not self.held:
+            raise RuntimeError("LexiconBuild.lexicon needs the lock: use it as a context manager")
+        digest = graph_digest(store.read(cypher.load("agent_data_versions")))
+        path = self.folder / _file_name(digest)
+        if not path.is_file():
+            _build_file(store, path)
+        _forget_others(path)
+        return Lexicon._open(path)
+
+
+#: The lock file beside the cached lexicons.
+LOCK_NAME = "build.lock"
+
+
+def _file_name(digest: str) -> str:
+    """A cached lexicon's file: its format first, so a lexicon of an older format is never
+    read in place of the current state's."""
+    return f"lexicon-{LEXICON_FORMAT}-{digest}.sqlite"
+
+
+def _newest_lexicon(folder: Path) -> Path | None:
+    """The most recently built lexicon of this format in ``folder``, if any."""
+    built = list(folder.glob(_file_name("*")))
+    return max(built, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def _build_file(store: GraphStore, path: Path) -> Path:
+    """Read the graph into the lexicon file ``path`` (written aside, then moved in place: a
+    concurrent reader sees all of it or nothing)."""
+    nodes, keys, unnamed = _read_graph(store)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    with closing(sqlite3.connect(partial)) as db:
+        _fill(db, nodes, keys, unnamed)
+    partial.replace(path)
+    log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, path)
+    return path
+
+
 def _forget_others(current: Path) -> None:
-    """Remove lexicons of earlier graph states (and older cache formats) beside ``current``;
-    another process's lexicon being written (``*.part`` and SQLite's ``*.part-journal``) stays."""
+    """Remove lexicons of earlier graph states (and older cache formats) beside ``current``,
+    and partial files of builders that died; a live process's partial file (``*.PID.part``
+    and SQLite's ``*.PID.part-journal``) stays. Open readers keep an unlinked file whole."""
     for other in current.parent.iterdir():
-        if other != current and ".part" not in other.name:
-            if other.is_dir():
-                shutil.rmtree(other, ignore_errors=True)
-            else:
-                other.unlink(missing_ok=True)
+        if other == current or other.name == LOCK_NAME:
+            continue
+        pid = _builder_pid(other.name)
+        if pid is not None and _alive(pid):
+            continue
+        if other.is_dir():
+            shutil.rmtree(other, ignore_errors=True)
+        else:
+            other.unlink(missing_ok=True)
+
+
+def _builder_pid(name: str) -> int | None:
+    """The process id in a partial file's name (``….PID.part``, ``….PID.part-journal``)."""
+    if ".part" not in name:
+        return None
+    pid = name.rsplit(".part", 1)[0].rsplit(".", 1)[-1]
+    return int(pid) if pid.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _fill(

@@ -10,6 +10,7 @@ import typer
 from biokg.cli import console, handle_errors, progress_bars
 from biokg.cli.embed import embed_nodes
 from biokg.cli.status import print_summary
+from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import DEFAULT_SOURCES, SOURCES, build, check_licenses
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -49,7 +50,8 @@ def build_command(
         accepted = (*settings.accepted_licenses, "kegg")
         settings = dataclasses.replace(settings, accepted_licenses=accepted)
     check_licenses(names, settings)  # before an engine starts for nothing
-    with GraphStore.connect(settings) as store:
+    # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
+    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
         with progress_bars() as progress:
             results = build(
                 store,
@@ -86,4 +88,5 @@ def build_command(
                     )
         if embed:
             embed_nodes(store, settings)
+        lexicon.lexicon(store)  # the agent's names of the new graph, built once here
         print_summary(store)

@@ -8,6 +8,7 @@ import json
 import typer
 
 from biokg.cli import console, handle_errors
+from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import DEFAULT_SOURCES, SOURCES
 from biokg.ingest.refresh import FAILED, refresh, text_report
 from biokg.settings import Settings
@@ -43,8 +44,10 @@ def refresh_command(
     if accept_kegg_license:
         accepted = (*settings.accepted_licenses, "kegg")
         settings = dataclasses.replace(settings, accepted_licenses=accepted)
-    with GraphStore.connect(settings) as store:
+    # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
+    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
         reports = refresh(store, settings, names, offline=offline, sample=sample, embed=embed)
+        lexicon.lexicon(store)  # the agent's names of the refreshed graph, built once here
     if output == "json":
         print(json.dumps([r.as_dict() for r in reports], indent=2))
     else:

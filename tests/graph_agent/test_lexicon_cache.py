@@ -1,0 +1,76 @@
+"""The lexicon cache on the real engine: one builder at a time, and questions asked while the
+graph is written read the lexicon of the graph as it was."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from biokg import cypher
+from biokg.graph_agent.lexicon import LEXICON_FORMAT, Lexicon, LexiconBuild, graph_digest
+from biokg.store import GraphStore
+
+#: A load of a source no build writes: the graph state changes while it is current.
+EXTRA_LOAD = {"id": "test-lexicon-cache:1", "source": "test-lexicon-cache", "load_id": "load-1"}
+
+
+@pytest.fixture
+def another_state(agent_graph: GraphStore) -> Iterator[None]:
+    """The agent graph with one more current source load, as a refresh leaves it; undone."""
+    yield agent_graph.write(
+        "CREATE (:SourceVersion {id: $id, source: $source, load_id: $load_id, current: true})",
+        EXTRA_LOAD,
+    )
+    agent_graph.write("MATCH (v:SourceVersion {id: $id}) DELETE v", {"id": EXTRA_LOAD["id"]})
+
+
+def _digest(store: GraphStore) -> str:
+    return graph_digest(store.read(cypher.load("agent_data_versions")))
+
+
+def _cached(cache: Path) -> list[str]:
+    return sorted(p.name for p in (cache / "lexicon").iterdir() if p.name != "build.lock")
+
+
+def test_a_question_asked_while_the_graph_is_written_reads_the_earlier_lexicon(
+    agent_graph: GraphStore, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    before = Lexicon.load(agent_graph, tmp_path)  # a cache's first lexicon: built by who asks
+    assert before.digest == _digest(agent_graph)
+    [first] = _cached(tmp_path)
+    with LexiconBuild(tmp_path) as writing:  # what `biokg build` and `biokg refresh` hold
+        request.getfixturevalue("another_state")  # the graph changes while it is held
+        changed = _digest(agent_graph)
+        assert changed != before.digest
+        during = Lexicon.load(agent_graph, tmp_path)
+        assert during.digest == before.digest  # the earlier state's, and none built
+        assert _cached(tmp_path) == [first]
+        assert len(during.nodes) == len(before.nodes) > 0
+        after = writing.lexicon(agent_graph)  # the writer builds the new state's, once
+    assert after.digest == changed
+    assert _cached(tmp_path) == [f"lexicon-{LEXICON_FORMAT}-{changed}.sqlite"]
+    assert Lexicon.load(agent_graph, tmp_path).digest == changed  # read, not built again
+
+
+def test_the_lexicon_builder_removes_partial_files_of_dead_builders_only(
+    agent_graph: GraphStore, tmp_path: Path
+) -> None:
+    folder = tmp_path / "lexicon"
+    folder.mkdir()
+    dead = subprocess.Popen(["true"])  # a process id that no process holds once it ended
+    dead.wait()
+    killed = folder / f"lexicon-0-abc.sqlite.{dead.pid}.part"
+    killed_journal = folder / f"lexicon-0-abc.sqlite.{dead.pid}.part-journal"
+    live = folder / f"lexicon-0-def.sqlite.{os.getpid()}.part"
+    older_format = folder / "0123456789abcdef.sqlite"
+    for path in (killed, killed_journal, live, older_format):
+        path.write_bytes(b"partial")
+    with LexiconBuild(tmp_path) as build:
+        lexicon = build.lexicon(agent_graph)
+    assert _cached(tmp_path) == sorted(
+        [live.name, f"lexicon-{LEXICON_FORMAT}-{lexicon.digest}.sqlite"]
+    )
