@@ -41,6 +41,7 @@ class Annotation:
     term: int
     frequency: float
     edge: str
+    source: str
     source_record: str
 
 
@@ -95,7 +96,8 @@ def build_index(
     merge_twins: bool = True,
 ) -> PhenotypeIndex:
     """The index from the graph's rows: ``terms`` (id, name), ``hierarchy`` (child, parent),
-    ``annotations`` (disease, name, term, frequency, negated, edge, source_record) and ``twins``
+    ``annotations`` (disease, name, term, frequency, negated, edge, source, source_record) and
+    ``twins``
     (subject, object, edge, source_record).
 
     With ``merge_twins`` a disease is the set of records the bridge joins, its profile the union
@@ -115,7 +117,9 @@ def build_index(
     absent: list[list[Annotation]] = [[] for _ in diseases]
     for row in kept.iter_rows(named=True):
         f = MISSING_FREQUENCY if row["frequency"] is None else frequency(row["frequency"])
-        note = Annotation(row["disease"], index[row["term"]], f, row["edge"], row["source_record"])
+        note = Annotation(
+            row["disease"], index[row["term"]], f, row["edge"], row["source"], row["source_record"]
+        )
         group = d_index[key[row["disease"]]]
         (absent if row["negated"] or f == 0 else profiles)[group].append(note)
     F = _propagated(profiles, closures, len(ids))

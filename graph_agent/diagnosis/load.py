@@ -35,6 +35,7 @@ TABLES = {
         "frequency": pl.String,
         "negated": pl.Boolean,
         "edge": pl.String,
+        "source": pl.String,
         "source_record": pl.String,
     },
     "diagnosis_twins": {
@@ -49,10 +50,16 @@ _LOADED: dict[str, PhenotypeIndex] = {}
 _BUILDING = threading.Lock()
 
 
+#: Bumped when the cached rows' columns change, so rows of an older layout are read again.
+ROWS_FORMAT = 2
+
+
 def load_key(store: GraphStore) -> str:
     """A short key for the graph's current loads (every source's current load id)."""
     rows = store.read(cypher.load("build_current_loads"))
-    text = "\n".join(sorted(f"{r['source']}={r['load_id']}" for r in rows))
+    text = "\n".join(
+        [f"rows={ROWS_FORMAT}", *sorted(f"{r['source']}={r['load_id']}" for r in rows)]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

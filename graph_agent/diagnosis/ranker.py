@@ -39,6 +39,7 @@ class Evidence:
     disease: str | None = None
     frequency: float | None = None
     edge: str | None = None
+    source: str | None = None  # the infores id of the edge's source
     source_record: str | None = None
 
 
@@ -159,6 +160,7 @@ class DiagnosisRanker:
                 "disease": note.disease,
                 "frequency": note.frequency,
                 "edge": note.edge,
+                "source": note.source,
                 "source_record": note.source_record,
             }
         )

@@ -29,6 +29,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from biokg.api.app import create_app
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.diagnosis.service import diagnose
 from biokg.settings import Settings
 from biokg.store.embedded import free_port
 
@@ -40,6 +41,12 @@ MARFAN = "OMIM:154700"  # Marfan syndrome; MONDO bridges it to ORPHA:558
 MARFAN_PHENOTYPES = "What are the phenotypes of Marfan syndrome?"  # 100+ phenotypes: large
 MARFAN_DOMINANT = "Is Marfan syndrome an autosomal dominant disease?"  # HPO says it is
 AUTOSOMAL_DOMINANT = "HP:0000006"
+MARFAN_FEATURES = [
+    "HP:0001166",
+    "HP:0001083",
+    "HP:0002616",
+]  # arachnodactyly, ectopia lentis, aortic root aneurysm
+SEIZURE = "HP:0001250"
 HPOA_URL = (
     "https://github.com/obophenotype/human-phenotype-ontology/releases/latest/download/"
     "phenotype.hpoa"
@@ -120,7 +127,8 @@ def _open(driver: WebDriver, url: str) -> None:
 
 
 def _shared(base: str, **state: str | int) -> str:
-    """The URL of a view: ``entity``, ``q`` (question), ``claim`` (index in the answer)."""
+    """The URL of a view: ``entity``, ``q`` (question), ``claim`` (index in the answer), or
+    ``dx`` / ``not`` (observed / excluded HPO ids) and ``disease`` (the one drawn)."""
     return f"{base}/?{urlencode(state)}"
 
 
@@ -421,6 +429,79 @@ def test_a_yes_no_question_shows_its_verdict(browser: WebDriver, open_url: str) 
     assert "yes" in verdict.get_attribute("class").split()
     assert any(AUTOSOMAL_DOMINANT in li.get_attribute("data-nodes") for li in _claims(browser))
     assert not browser.find_element(By.ID, "card").is_displayed()  # no entity in the URL
+    assert _console_errors(browser) == []
+
+
+def _ranked(driver: WebDriver) -> list[str]:
+    return [
+        li.get_attribute("data-disease")
+        for li in driver.find_elements(By.CSS_SELECTOR, "#dx-ranking li")
+    ]
+
+
+def test_a_shared_diagnosis_ranks_and_draws_each_diseases_cited_evidence(
+    browser: WebDriver, open_url: str, agent: GraphAgent
+) -> None:
+    expected = diagnose(agent.store, agent.cache_dir, MARFAN_FEATURES, [SEIZURE], top=10)
+    marfan = next(e for e in expected.ranking if MARFAN in e.ids)
+    shared = {"dx": ",".join(MARFAN_FEATURES), "not": SEIZURE, "disease": marfan.id}
+    browser.get(_shared(open_url, **shared))
+    _wait(browser, ANSWER_WAIT_S).until(lambda d: len(_ranked(d)) == len(expected.ranking))
+
+    # the ranking is the API's, in its order; the shared disease is selected and drawn
+    assert _ranked(browser) == [e.id for e in expected.ranking]
+    [active] = browser.find_elements(By.CSS_SELECTOR, "#dx-ranking li.active")
+    assert active.get_attribute("data-disease") == marfan.id
+    assert "ORPHA:558" in _links(browser, "#dx-ranking li.active")  # its twins, as links
+    cited = [ev for ev in marfan.evidence if ev.edge]
+    assert {ev.term for ev in cited} >= set(MARFAN_FEATURES)
+    drawn = _drawn(browser)
+    assert {marfan.id, *(ev.term for ev in marfan.evidence)} <= drawn
+    assert {ev.disease_term for ev in cited} <= drawn
+    edges = set(browser.execute_script("return window.biokgExplorer.cy.edges().map(e => e.id())"))
+    assert {ev.edge for ev in cited} <= edges  # every cited annotation edge, by its graph id
+    met_elsewhere = [ev for ev in cited if ev.term != ev.disease_term]
+    assert all(f"meets:{ev.term}>{ev.disease_term}" in edges for ev in met_elsewhere)
+
+    # an annotation edge's provenance links its record to the HPO release file
+    first = cited[0]
+    _tap(browser, first.edge)
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "provenance-fields"), first.edge))
+    links = _links(browser, "#provenance-fields")
+    assert links[first.source_record] == HPOA_URL
+    assert first.source and first.source in browser.find_element(By.ID, "provenance-fields").text
+
+    # another disease from the list, then back: the shared one again, not ranked anew
+    other = next(li for li in browser.find_elements(By.CSS_SELECTOR, "#dx-ranking li")
+                 if li.get_attribute("data-disease") != marfan.id)  # fmt: skip
+    other.click()
+    assert _state(browser)["disease"] == other.get_attribute("data-disease")
+    assert other.get_attribute("data-disease") in _drawn(browser)
+    browser.back()
+    _wait(browser).until(lambda d: marfan.id in _drawn(d) and _state(d)["disease"] == marfan.id)
+    assert _console_errors(browser) == []
+
+
+def test_a_diagnosis_reads_phenotypes_written_as_names(
+    browser: WebDriver, open_url: str, agent: GraphAgent
+) -> None:
+    _open(browser, open_url)
+    names = {"HP:0001166": "Arachnodactyly", "HP:0001083": "Ectopia lentis", SEIZURE: "Seizure"}
+    browser.find_element(By.ID, "dx-observed").send_keys("arachnodactyly, Ectopia lentis")
+    browser.find_element(By.ID, "dx-excluded").send_keys("seizure")
+    browser.find_element(By.CSS_SELECTOR, "#dx-form button").click()
+    _wait(browser, ANSWER_WAIT_S).until(lambda d: _ranked(d))
+    assert _state(browser)["dx"] == "HP:0001166,HP:0001083" and _state(browser)["not"] == SEIZURE
+    expected = diagnose(
+        agent.store, agent.cache_dir, ["HP:0001166", "HP:0001083"], [SEIZURE], top=10
+    )
+    assert _ranked(browser) == [e.id for e in expected.ranking]
+    read = browser.find_element(By.ID, "dx-read").text
+    assert all(f"{term} {name}" in read for term, name in names.items())
+    browser.find_element(By.ID, "dx-observed").clear()
+    browser.find_element(By.ID, "dx-observed").send_keys("quantum ribosomal choreography")
+    browser.find_element(By.CSS_SELECTOR, "#dx-form button").click()
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "status"), "no phenotype named"))
     assert _console_errors(browser) == []
 
 

@@ -89,7 +89,7 @@ def test_bridged_twins_are_ranked_once(index: PhenotypeIndex) -> None:
 def test_every_cited_edge_is_in_the_graph(index: PhenotypeIndex, agent_graph: GraphStore) -> None:
     ranking = DiagnosisRanker(index).rank(MARFAN_FEATURES, [SEIZURE], top=10).ranking
     cited = {
-        (ev.disease, ev.disease_term, ev.edge, ev.source_record)
+        (ev.disease, ev.disease_term, ev.edge, ev.source, ev.source_record)
         for e in ranking
         for ev in e.evidence
         if ev.edge
@@ -98,10 +98,11 @@ def test_every_cited_edge_is_in_the_graph(index: PhenotypeIndex, agent_graph: Gr
     rows = agent_graph.read(
         "UNWIND $rows AS row "
         "MATCH (:Disease {id: row.d})-[r:HAS_PHENOTYPE]->(:Phenotype {id: row.t}) "
-        "WHERE r.id = row.e RETURN row.d AS d, row.t AS t, r.id AS e, r.source_record AS rec",
-        {"rows": [{"d": d, "t": t, "e": e} for d, t, e, _ in cited]},
+        "WHERE r.id = row.e "
+        "RETURN row.d AS d, row.t AS t, r.id AS e, r.source AS src, r.source_record AS rec",
+        {"rows": [{"d": d, "t": t, "e": e} for d, t, e, _, _ in cited]},
     )
-    assert {(r["d"], r["t"], r["e"], r["rec"]) for r in rows} == cited
+    assert {(r["d"], r["t"], r["e"], r["src"], r["rec"]) for r in rows} == cited
     bridge = {(b["subject"], b["object"], b["edge"]) for e in ranking for b in e.bridge}
     found = agent_graph.read(
         "UNWIND $rows AS row MATCH (:Disease {id: row.s})-[r:SAME_AS]->(:Disease {id: row.o}) "

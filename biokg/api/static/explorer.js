@@ -1,9 +1,10 @@
 // biokg explorer: search -> entity card -> neighbourhood graph; ask -> streamed steps -> claims
-// whose citations light up in the evidence graph. Every graph call goes through the agent API
-// (GET /search, GET /entities/{curie}[/neighbourhood], POST /ask/stream) with the tab's key.
-// Text from the graph is only ever set as textContent, never parsed as HTML; only http(s) URLs
-// become links. The view lives in the URL (?entity=&q=&claim=), so it can be shared, reloaded
-// and walked with back/forward.
+// whose citations light up in the evidence graph; phenotypes -> ranked diseases whose evidence
+// is drawn. Every graph call goes through the agent API (GET /search, GET /entities/{curie}
+// [/neighbourhood], POST /ask/stream, POST /diagnose) with the tab's key. Text from the graph is
+// only ever set as textContent, never parsed as HTML; only http(s) URLs become links. The view
+// lives in the URL (?entity=&q=&claim= or ?entity=&dx=&not=&disease=), so it can be shared,
+// reloaded and walked with back/forward.
 "use strict";
 
 const KEY_STORE = "biokg.apiKey"; // sessionStorage: the key lives as long as the tab
@@ -11,6 +12,8 @@ const ROWS_PER_GROUP = 10; // edges drawn per record, type and direction when a 
 const ANSWER_PAGE = 20; // answer nodes drawn at first and per "show more"
 const CLAIMS_PER_GROUP = 8; // claims listed per type at first and per "show more"
 const LABELLED_EDGES = 25; // above this many drawn edges only cited ones carry their type
+const DX_TOP = 10; // diseases a diagnosis lists
+const HPO_ID = /^HP:\d{7}$/;
 const $ = (id) => document.getElementById(id);
 let config = { api_key_required: false, labels: {} };
 let links = { resolvers: {}, record_files: {} };
@@ -18,8 +21,10 @@ let cy = null;
 let searchSeq = 0;
 // what the page shows: the card's entity, the question and its answer, how many of the
 // answer's nodes are drawn and which of them are the question's own (drawn in the middle)
-const shown = { entity: null, question: null, answer: null, drawn: 0, seeds: new Set() };
+const shown = { entity: null, question: null, answer: null, drawn: 0, seeds: new Set(),
+                diagnosis: null, dxKey: null };
 const answers = new Map(); // question -> answer: back/forward does not ask again
+const diagnoses = new Map(); // observed and excluded ids -> ranking: likewise
 
 class ApiError extends Error {}
 
@@ -125,24 +130,30 @@ function fieldList(target, fields, source = null) {
     }));
 }
 
-// ---- the URL: ?entity=CURIE&q=question&claim=index ----
+// ---- the URL: ?entity=CURIE&q=question&claim=index or &dx=HP:…,HP:…&not=HP:…&disease=CURIE ----
+
+const ids = (text) => (text || "").split(",").map((t) => t.trim()).filter(Boolean);
 
 function urlState() {
   const params = new URLSearchParams(location.search);
   const claim = Number.parseInt(params.get("claim") ?? "", 10);
   return { entity: params.get("entity"), question: params.get("q"),
-           claim: Number.isInteger(claim) ? claim : null };
+           claim: Number.isInteger(claim) ? claim : null,
+           dx: ids(params.get("dx")), not: ids(params.get("not")), disease: params.get("disease") };
 }
 
-function pushState({ entity, question, claim }, replace = false) {
-  const now = urlState();
-  if (now.entity === (entity || null) && now.question === (question || null)
-      && now.claim === (claim ?? null)) return; // the same view
+function pushState(state, replace = false) {
+  const { entity, question, claim, dx = [], not = [], disease } = state;
   const params = new URLSearchParams();
   if (entity) params.set("entity", entity);
   if (question) params.set("q", question);
   if (claim !== null && claim !== undefined) params.set("claim", String(claim));
+  if (dx.length) params.set("dx", dx.join(","));
+  if (not.length) params.set("not", not.join(","));
+  if (disease) params.set("disease", disease);
   const query = params.toString();
+  const same = (a, b) => [...a].sort().join("&") === [...b].sort().join("&");
+  if (same(params, new URLSearchParams(location.search))) return; // the same view
   history[replace ? "replaceState" : "pushState"](null, "", `${location.pathname}${query ? `?${query}` : ""}`);
 }
 
@@ -152,10 +163,20 @@ function currentState(changes) {
 
 // bring the page to what the URL says (first load, back/forward)
 async function restore() {
-  const { entity, question, claim } = urlState();
+  const { entity, question, claim, dx, not, disease } = urlState();
   try {
     if (!entity) { $("card").hidden = true; shown.entity = null; }
-    if (question) {
+    if (!dx.length) clearDiagnosis();
+    if (dx.length) {
+      clearAnswer();
+      if (entity && entity !== shown.entity) await showCard(entity);
+      if (dxKey(dx, not) !== shown.dxKey) {
+        $("dx-observed").value = dx.join(", ");
+        $("dx-excluded").value = not.join(", ");
+        await diagnose(dx, not, { record: false });
+      }
+      if (shown.diagnosis) drawDisease(disease);
+    } else if (question) {
       if (entity && entity !== shown.entity) await showCard(entity);
       if (question !== shown.question) {
         $("question").value = question;
@@ -167,7 +188,7 @@ async function restore() {
       if (entity) await select(entity, { record: false });
       else cy.elements().remove();
     }
-    if (!question && !entity) status("ready: search an entity or ask a question");
+    if (!question && !entity && !dx.length) status("ready: search an entity or ask a question");
   } catch (err) {
     status(err.message, true);
   }
@@ -196,6 +217,11 @@ function graphStyle() {
     { selector: "edge.cited", style: {
       width: 5, "line-color": "#f0a500", "target-arrow-color": "#f0a500", color: "#000" } },
     { selector: ":selected", style: { "overlay-opacity": 0.15, "overlay-color": "#2b3a4a" } },
+    // a diagnosis: the patient's terms ringed, what the ranker computed dashed
+    { selector: "node.patient", style: { "border-width": 3, "border-color": "#2b6cb0" } },
+    { selector: "node.excluded", style: { "border-width": 3, "border-color": "#b00020" } },
+    { selector: "edge.derived", style: { label: "data(type)", "line-style": "dashed" } },
+    { selector: "edge.against", style: { "line-color": "#b00020", "target-arrow-color": "#b00020" } },
   ];
 }
 
@@ -275,6 +301,7 @@ async function suggest() {
 async function select(curie, { record = true } = {}) {
   $("suggestions").hidden = true;
   clearAnswer();
+  clearDiagnosis();
   cy.elements().remove();
   $("provenance").hidden = true;
   if (record) pushState({ entity: curie, question: null, claim: null });
@@ -399,8 +426,9 @@ function clearAnswer() {
 
 async function ask(question, { record = true } = {}) {
   clearAnswer();
+  clearDiagnosis();
   shown.question = question;
-  if (record) pushState(currentState({ question, claim: null }));
+  if (record) pushState(currentState({ question, claim: null, dx: [], not: [], disease: null }));
   if (answers.has(question)) { showAnswer(answers.get(question)); return; }
   status("asking…");
   try {
@@ -550,6 +578,129 @@ function selectClaim(index) {
   }
 }
 
+// ---- which diseases fit: HPO terms (ids or names) -> POST /diagnose -> ranked, cited ----
+
+const dxKey = (observed, excluded) => `${observed.join(",")}|${excluded.join(",")}`;
+
+// "HP:0001166, ectopia lentis" -> HPO ids: an id as given, a name as the first phenotype the
+// search finds for it (the names it was read as are kept for the page to show)
+async function phenotypeIds(text, names) {
+  const terms = text.split(/[,;\n]+/).map((t) => t.trim()).filter(Boolean);
+  return Promise.all(terms.map(async (term) => {
+    if (HPO_ID.test(term.toUpperCase())) return term.toUpperCase();
+    const found = await (await api(`/search?q=${encodeURIComponent(term)}&limit=8`)).json();
+    const hit = found.find((c) => c.label === "Phenotype");
+    if (!hit) throw new ApiError(`no phenotype named “${term}” in the graph`);
+    names.set(hit.id, hit.name);
+    return hit.id;
+  }));
+}
+
+function clearDiagnosis() {
+  $("dx-ranking").replaceChildren();
+  $("dx-read").replaceChildren();
+  shown.diagnosis = null;
+  shown.dxKey = null;
+}
+
+async function diagnose(observed, excluded, { record = true } = {}) {
+  clearAnswer();
+  clearDiagnosis();
+  const key = dxKey(observed, excluded);
+  shown.dxKey = key;
+  if (record) pushState(currentState({ question: null, claim: null, dx: observed, not: excluded, disease: null }));
+  try {
+    if (!diagnoses.has(key)) {
+      status("ranking diseases…");
+      const response = await api("/diagnose", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ observed, excluded, top: DX_TOP }),
+      });
+      diagnoses.set(key, await response.json());
+    }
+    if (shown.dxKey !== key) return; // another view took the page meanwhile
+    showDiagnosis(diagnoses.get(key));
+  } catch (err) {
+    status(err.message, true);
+  }
+}
+
+function showDiagnosis(dx) {
+  shown.diagnosis = dx;
+  const named = new Map();
+  for (const entry of dx.ranking) for (const ev of entry.evidence) named.set(ev.term, ev.term_name);
+  const terms = (list) => list.map((id) => (named.get(id) ? `${id} ${named.get(id)}` : id)).join("; ");
+  const read = [`observed: ${terms(dx.observed)}`];
+  if (dx.excluded.length) read.push(`excluded: ${terms(dx.excluded)}`);
+  if (dx.unknown.length) read.push(`not in the graph's HPO (not scored): ${dx.unknown.join(", ")}`);
+  $("dx-read").replaceChildren(...read.map((line) => el("div", line, "hint")));
+  $("dx-ranking").replaceChildren(...dx.ranking.map(dxItem));
+  status(`${count(dx.ranking.length, "disease")} ranked (${dx.method}); click one to draw its evidence`);
+}
+
+function dxItem(entry) {
+  const li = el("li", null, "claim");
+  li.dataset.disease = entry.id;
+  const met = entry.evidence.filter((ev) => !ev.excluded && ev.edge).length;
+  const against = entry.evidence.filter((ev) => ev.excluded && ev.edge).length;
+  const observed = entry.evidence.filter((ev) => !ev.excluded).length;
+  const head = el("div");
+  head.append(el("b", entry.name || entry.id), ` · score ${entry.score.toFixed(2)}`);
+  const cites = el("div", null, "cites");
+  cites.append(linked(entry.ids.join(", ")));
+  li.append(head, el("div", `meets ${met} of ${observed} observed terms` +
+    (against ? `; has ${count(against, "excluded feature")}` : ""), "cites"), cites);
+  li.tabIndex = 0;
+  const choose = (event) => {
+    if (event.target.closest("a")) return;
+    pushState(currentState({ disease: entry.id }));
+    drawDisease(entry.id);
+  };
+  li.addEventListener("click", choose);
+  li.addEventListener("keydown", (event) => { if (event.key === "Enter") choose(event); });
+  return li;
+}
+
+// one ranked disease's evidence: the patient's terms, the disease terms they met and the
+// annotation edges that state them (with their records), the bridge to twin records; a dashed
+// edge is the ranker's match (through the common ancestor), not an edge of the graph
+function drawDisease(id) {
+  const entry = shown.diagnosis.ranking.find((e) => e.id === id) || shown.diagnosis.ranking[0];
+  for (const li of $("dx-ranking").children) li.classList.toggle("active", li.dataset.disease === entry?.id);
+  cy.elements().remove();
+  $("provenance").hidden = true;
+  if (!entry) return;
+  addNode({ id: entry.id, label: "Disease", name: entry.name });
+  for (const edge of entry.bridge) {
+    addNode({ id: edge.subject === entry.id ? edge.object : edge.subject, label: "Disease", name: entry.name });
+    addEdge({ id: edge.edge, subject: edge.subject, object: edge.object, type: "SAME_AS",
+              source_record: edge.source_record });
+  }
+  for (const ev of entry.evidence) {
+    addNode({ id: ev.term, label: "Phenotype", name: ev.term_name });
+    cy.getElementById(ev.term).addClass(ev.excluded ? "excluded" : "patient");
+    if (!ev.edge) continue; // a term that met nothing of this disease
+    addNode({ id: ev.disease, label: "Disease", name: entry.name });
+    addNode({ id: ev.disease_term, label: "Phenotype", name: ev.disease_term_name });
+    // the ranker reads HAS_PHENOTYPE annotations only (cypher/diagnosis_annotations.cypher)
+    addEdge({ id: ev.edge, subject: ev.disease, object: ev.disease_term, type: "HAS_PHENOTYPE",
+              source: ev.source, source_record: ev.source_record,
+              properties: ev.frequency === null ? {} : { frequency: ev.frequency } });
+    const sign = ev.contribution >= 0 ? "+" : "";
+    const via = ev.ancestor === ev.disease_term ? "" : ` via ${ev.ancestor_name || ev.ancestor}`;
+    const derived = `${ev.excluded ? "excluded" : "meets"}:${ev.term}>${ev.disease_term}`;
+    if (ev.term !== ev.disease_term || ev.excluded) {
+      addEdge({ id: derived, subject: ev.term, object: ev.disease_term,
+                type: `${ev.excluded ? "excluded, has" : "meets"}${via} (${sign}${ev.contribution.toFixed(2)})`,
+                properties: { computed: "by the ranker: not an edge of the graph",
+                              common_ancestor: ev.ancestor, contribution: ev.contribution } });
+      cy.getElementById(derived).addClass(ev.excluded ? "derived against" : "derived");
+    }
+  }
+  layout();
+  status(`${entry.name || entry.id}: ${count(entry.evidence.filter((ev) => ev.edge).length, "annotation")} cited; click an edge for its record`);
+}
+
 // ---- wiring ----
 
 async function start() {
@@ -580,6 +731,18 @@ async function start() {
     event.preventDefault();
     const question = $("question").value.trim();
     if (question) ask(question);
+  });
+  $("dx-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const names = new Map();
+      const [observed, excluded] = await Promise.all(
+        [$("dx-observed").value, $("dx-excluded").value].map((text) => phenotypeIds(text, names)));
+      if (!observed.length) { status("name at least one observed phenotype", true); return; }
+      await diagnose(observed, excluded);
+    } catch (err) {
+      status(err.message, true);
+    }
   });
   cy.on("tap", "node", (event) => expand(event.target.id()));
   cy.on("tap", "edge", (event) => showProvenance(event.target.data("edge")));

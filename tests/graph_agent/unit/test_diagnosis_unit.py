@@ -29,6 +29,7 @@ ANNOTATIONS = pl.DataFrame(
         "frequency": ["HP:0040281", None, "1/2", "0/3"],
         "negated": [False, False, False, False],
         "edge": ["e1", "e2", "e3", "e4"],
+        "source": ["infores:hpo-annotations"] * 4,
         "source_record": ["phenotype.hpoa#L1", "#L2", "#L3", "#L4"],
     }
 )
