@@ -141,9 +141,15 @@ def build_phases(
         "identity", lambda: builder.resolve_identities(prepared, known_drugs(store))
     )
     for plan, records, identity in resolved:
+        # the build's own write: the load records the identity rows it merged onto, which a
+        # refresh compares (writing the merge report alone made the first refresh reload
+        # every drug source)
+        write = builder.write_records
         clock.time(
             "load",
-            lambda r=records, p=plan, i=identity: writer.load(r, p.release, identity=i.as_dict()),
+            lambda r=records, p=plan, i=identity: write(
+                store, p, r, batch_size=settings.batch_size, bulk=settings.bulk_load, identity=i
+            ),
         )
         save_snapshot(settings.cache_dir, plan.release, records)  # a refresh's baseline
     clock.time(
