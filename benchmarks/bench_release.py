@@ -140,11 +140,11 @@ def build_phases(
     resolved = clock.time(
         "identity", lambda: builder.resolve_identities(prepared, known_drugs(store))
     )
+    # the build's own write: the load records the identity rows it merged onto, which a
+    # refresh compares (writing the merge report alone made the first refresh reload every
+    # drug source)
+    write = builder.write_records
     for plan, records, identity in resolved:
-        # the build's own write: the load records the identity rows it merged onto, which a
-        # refresh compares (writing the merge report alone made the first refresh reload
-        # every drug source)
-        write = builder.write_records
         clock.time(
             "load",
             lambda r=records, p=plan, i=identity: write(
