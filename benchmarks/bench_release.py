@@ -52,8 +52,7 @@ from biokg.cli.embed import embed_nodes
 from biokg.ingest import build as builder
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.delta import save_snapshot
-from biokg.ingest.identity import known_drugs
-from biokg.ingest.records import validate
+from biokg.ingest.records import Records, validate
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -85,10 +84,12 @@ class Clock:
     def time(self, name: str, work: Callable[[], object]) -> object:
         started = time.perf_counter()
         result = work()
-        seconds = time.perf_counter() - started
+        self.add(name, time.perf_counter() - started)
+        return result
+
+    def add(self, name: str, seconds: float) -> None:
         self.phases[name] = self.phases.get(name, 0.0) + seconds
         print(f"  {name:<34} {seconds:8.1f} s", flush=True)
-        return result
 
 
 def _env(home: Path, mirror: Mirror, sources: tuple[str, ...]) -> dict[str, str]:
@@ -118,36 +119,39 @@ def build_phases(
     clock.time("schema", lambda: store.apply_schema(schema))
     clock.time("hpo + go (real, offline)", lambda: builder.build(store, settings, OFFLINE))
     writer = GraphWriter(store, schema, batch_size=settings.batch_size, bulk=settings.bulk_load)
-    prepared = []
     plans = clock.time(
         "download (all at once)",
         lambda: builder.fetch_sources(builder.build_order(online), settings, offline=False),
     )
-    for plan in plans:
-        name = plan.name
-        module = builder.source_module(name)
-        frames = clock.time("parse", lambda m=module, p=plan: m.parse(p.fetched))
+    timed = dict(clock.phases)
 
-        def normalise(m=module, f=frames, p=plan):
-            records = m.normalize(f, release=p.release)
-            validate(records, schema, source=p.release.source)
-            m.SOURCE.check_bounds(records, scale_ok=scale < 1 or p.fetched.sample)
+    def prepare(plan: builder.Planned, sample: bool) -> Records:
+        """The build's own preparation, each step timed (bounds apply at release size)."""
+        module = builder.source_module(plan.name)
+        frames = clock.time("parse", lambda: module.parse(plan.fetched))
+
+        def normalise() -> Records:
+            records = module.normalize(frames, release=plan.release)
+            validate(records, schema, source=plan.release.source)
+            module.SOURCE.check_bounds(records, scale_ok=sample or plan.fetched.sample)
             return records
 
-        prepared.append((plan, clock.time("normalise + validate", normalise)))
-        print(f"    {name}: {prepared[-1][1].counts()}", flush=True)
-        del frames
-    resolved = clock.time(
-        "identity", lambda: builder.resolve_identities(prepared, known_drugs(store))
+        records = clock.time("normalise + validate", normalise)
+        print(f"    {plan.name}: {records.counts()}", flush=True)
+        return records
+
+    # the build's planning (plan_loads): each drug source's load key holds the identity rows
+    # it merged onto, so a refresh afterwards finds every source current, as after `biokg build`
+    started = time.perf_counter()
+    _, pending = builder.plan_loads(
+        store, settings, writer, plans, sample=scale < 1, offline=False, prepare=prepare
     )
-    # the build's own write: the load records the identity rows it merged onto, which a
-    # refresh compares (writing the merge report alone made the first refresh reload every
-    # drug source)
-    write = builder.write_records
-    for plan, records, identity in resolved:
+    prepared_s = sum(v for k, v in clock.phases.items() if k not in timed)
+    clock.add("identity", time.perf_counter() - started - prepared_s)
+    for plan, records, identity in pending:
         clock.time(
             "load",
-            lambda r=records, p=plan, i=identity: write(
+            lambda r=records, p=plan, i=identity: builder.write_records(
                 store, p, r, batch_size=settings.batch_size, bulk=settings.bulk_load, identity=i
             ),
         )
@@ -252,14 +256,17 @@ def neighbourhood(store: GraphStore, env: dict[str, str]) -> None:
         server.wait(30)
 
 
-def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path, jobs: int) -> None:
+def refresh_checks(
+    env: dict[str, str], settings: Settings, primekg: Path, jobs: int, scale: float
+) -> None:
     """Unchanged refresh, then 1% of PrimeKG's rows changed and a new Dataverse version, with
     the first 40 development questions asked ``jobs`` at a time while it writes."""
+    sample = ("--sample",) if scale < 1 else ()  # below release size only upper bounds apply
     # twice: a kept graph (--home) holds the 1% change of its last run, which the restored
     # mirror takes back, so only the second is the unchanged case there
     for attempt in ("first", "second"):
         writes = write_transactions(settings)
-        seconds, out = _cli(env, "refresh", "--offline", "--no-embed")
+        seconds, out = _cli(env, "refresh", "--offline", "--no-embed", *sample)
         print(out.strip()[-1200:])
         print(
             f"  refresh, nothing changed ({attempt}): {seconds:.1f} s, "
@@ -279,7 +286,7 @@ def refresh_checks(env: dict[str, str], settings: Settings, primekg: Path, jobs:
     )
     writes = write_transactions(settings)
     asking = _score(env, 40, jobs)
-    seconds, out = _cli(env, "refresh", "--offline", "--sources", "primekg", "--no-embed")
+    seconds, out = _cli(env, "refresh", "--offline", "--sources", "primekg", "--no-embed", *sample)
     print(out.strip()[-800:])
     print(
         f"  refresh, 1% of PrimeKG's {kg.height:,} rows changed: {seconds:.1f} s, "
@@ -327,7 +334,7 @@ def main() -> None:
                 _check("neighbourhood", lambda: neighbourhood(store, env))
             if not args.no_agent:
                 _check("agent", lambda: agent(env, args.limit, args.jobs))
-            _check("refresh", lambda: refresh_checks(env, settings, primekg, args.jobs))
+            _check("refresh", lambda: refresh_checks(env, settings, primekg, args.jobs, args.scale))
             _check("rdf", lambda: _rdf(env, work))
         finally:
             if server is not None:
