@@ -31,6 +31,7 @@ from biokg.graph_agent.text import mention_key
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import load_schema
 from biokg.store import GraphStore
+from biokg.store.embedded import process_alive
 
 if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read without polars
     import polars as pl
@@ -129,7 +130,7 @@ class Lexicon:
             return cls._open(path)
         with LexiconBuild(cache_dir, wait=False) as build:
             if build.held:
-                return build.lexicon(store)
+                return build.lexicon(store, digest=digest)
             earlier = _newest_lexicon(folder)
             if earlier is not None:
                 log.info("lexicon of %s being built elsewhere: reading %s", digest, earlier.name)
@@ -291,12 +292,14 @@ class LexiconBuild:
             self._file.close()  # releases the lock
         self.held = False
 
-    def lexicon(self, store: GraphStore) -> Lexicon:
-        """The lexicon of the graph as it is now, built if the cache lacks it; earlier states'
-        lexicons and dead builders' partial files are removed."""
+    def lexicon(self, store: GraphStore, *, digest: str | None = None) -> Lexicon:
+        """The lexicon of the graph as it is now (``digest``: its :func:`graph_digest`, when the
+        caller has read it), built if the cache lacks it; earlier states' lexicons and dead
+        builders' partial files are removed."""
         if not self.held:
             raise RuntimeError("LexiconBuild.lexicon needs the lock: use it as a context manager")
-        digest = graph_digest(store.read(cypher.load("agent_data_versions")))
+        if digest is None:
+            digest = graph_digest(store.read(cypher.load("agent_data_versions")))
         path = self.folder / _file_name(digest)
         if not path.is_file():
             _build_file(store, path)
@@ -341,7 +344,7 @@ def _forget_others(current: Path) -> None:
         if other == current or other.name == LOCK_NAME:
             continue
         pid = _builder_pid(other.name)
-        if pid is not None and _alive(pid):
+        if pid is not None and process_alive(pid):
             continue
         if other.is_dir():
             shutil.rmtree(other, ignore_errors=True)
@@ -355,16 +358,6 @@ def _builder_pid(name: str) -> int | None:
         return None
     pid = name.rsplit(".part", 1)[0].rsplit(".", 1)[-1]
     return int(pid) if pid.isdigit() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _fill(

@@ -79,6 +79,11 @@ def _pid_alive(pid: int) -> bool:
             return False
     except ChildProcessError:
         pass  # not our child (a shared server)
+    return process_alive(pid)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of this id exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
