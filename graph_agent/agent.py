@@ -28,6 +28,7 @@ from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
+from biokg.graph_agent.linking_score import default_scorer
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
 from biokg.graph_agent.paraphrase import RelationMatcher
@@ -126,6 +127,7 @@ class GraphAgent:
             nouns=reader.nouns,
             searchers=searchers,
             reach=reader.reachable_labels,
+            scorer=default_scorer() if settings.linking == "scored" else None,
         )
         researcher = LLMResearcher.from_settings(settings)
         return cls(

@@ -557,11 +557,14 @@ class EntityLinker:
                 out.append(Mention(text=_text(question, tokens, i, end), candidates=[]))
                 i = end
                 continue
+            # a rejected word as written, not as respelled: a word the graph's names use
+            # ("exosomal", "dismutase") is the graph's vocabulary, no unknown name
+            written = mention_key(token.text) if i in rejected else token.key
             unknown = (
                 not self._ignorable(token.key)
                 and (not token.corrected or i in rejected)
                 and len(token.key) >= 4
-                and (i in rejected or not any(w in self.lexicon.words for w in token.key.split()))
+                and not any(w in self.lexicon.words for w in written.split())
                 and words.looks_like_a_name(token.text)
             )
             if unknown:

@@ -8,6 +8,7 @@ agent's own queries.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -19,7 +20,9 @@ from biokg.graph_agent import evaluation
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.linking_score import default_scorer
 from biokg.graph_agent.models import Answer, EvidenceNode
+from biokg.settings import Settings
 from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
@@ -301,3 +304,23 @@ def test_a_heldout_wording_with_a_planner_phrase_is_refused(
         SchemaError, match=re.escape("TARGETS wording 'Which genes does {name} inhibit")
     ):
         evaluation.heldout_wordings(agent.planner.reader, path)
+
+
+def test_scored_linking_is_a_setting_that_reports_an_invented_name(
+    agent: GraphAgent, agent_graph: GraphStore, settings: Settings
+) -> None:
+    # "Sildenafox" is two letters from sildenafil, in a question about a disorder's features:
+    # the rules link the drug, the scorer (BIOKG_LINKING=scored, decision 0018) reports the name
+    # not in the graph; a real name is linked either way
+    scored = GraphAgent.connect(agent_graph, replace(settings, linking="scored"))
+    assert scored.linker.scorer == default_scorer()
+    question = "Which disorders list Sildenafox as a feature?"
+    assert [c.id for m in agent.linker.mentions(question) for c in m.candidates] == [SILDENAFIL]
+    assert [(m.text, m.candidates) for m in scored.linker.mentions(question)] == [
+        ("Sildenafox", [])
+    ]
+    answer = scored.ask(question)
+    assert answer.status == "not_found" and "'Sildenafox' is not in the graph" in answer.summary
+    assert {n.id for n in scored.ask("What does Viagra target?").answers} == {
+        n.id for n in agent.ask("What does Viagra target?").answers
+    }

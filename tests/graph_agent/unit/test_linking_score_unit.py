@@ -219,3 +219,38 @@ def test_the_linker_passes_the_questions_reach_to_the_features(
         linker.reach, linker.trace = None, None
     [first, *_] = [d for d in decisions if d.span == "Marfan syndrome"]
     assert first.features["label_reached"] == 1.0
+
+
+def test_a_rejected_word_the_graphs_names_use_is_no_unknown_name(linker: EntityLinker) -> None:
+    # a scorer that rejects every judged span: "arachnodactyly" and "FBN1" are words of the
+    # graph's names (its vocabulary: the planner must not stop on them as names the graph
+    # lacks), "Sildenafox" is a word no name uses
+    scorer = linker.scorer
+    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    try:
+        known = linker.mentions("Does FBN1 cause arachnodactyly?")
+        invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
+    finally:
+        linker.scorer = scorer
+    assert known == []
+    assert [(m.text, m.candidates) for m in invented] == [("Sildenafox", [])]
+
+
+def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike() -> None:
+    # "Kaufman-McKusick syndrome" for "McKusick-Kaufman syndrome"; "tuberous sclerosis" for
+    # the numbered types that are the graph's only nodes of it
+    swapped = features(
+        _span("Kaufman", "McKusick", "syndrome"),
+        _candidate("vector", "McKusick-Kaufman syndrome", score=0.79),
+        _known,
+    )
+    assert swapped["edits"] == 0.0
+    assert swapped["span_covered"] == swapped["name_covered"] == 1.0
+    typed = features(
+        _span("tuberous", "sclerosis"), _candidate("vector", "Tuberous sclerosis-1"), _known
+    )
+    assert typed["edits"] == 0.0 and typed["name_covered"] == 1.0
+    other = features(
+        _span("tuberous", "sclerosis"), _candidate("vector", "Tuberous xanthoma"), _known
+    )
+    assert other["edits"] > 0.5 and other["name_covered"] == 0.5
