@@ -39,12 +39,11 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.linking_score import default_scorer
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -169,7 +168,7 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true", help="list every miss and wrong link")
     parser.add_argument("--output", choices=("table", "json"), default="table")
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--scored", action="store_true", help="with the fitted scorer (0018)")
+    parser.add_argument("--scored", action="store_true", help="as BIOKG_LINKING=scored (0018)")
     args = parser.parse_args()
     items = [i for i in load_items(args.data) if args.split in (None, i["split"])]
     settings = Settings.from_env()
@@ -177,9 +176,8 @@ def main() -> None:
         missing = missing_ids(store, items)
         if missing:
             print(f"warning: {len(missing)} expected ids are not in this graph: {missing[:10]}")
-        agent = GraphAgent.connect(store, settings)
-        if args.scored:
-            agent.linker.scorer = default_scorer()
+        linking = "scored" if args.scored else "rules"
+        agent = GraphAgent.connect(store, replace(settings, linking=linking))
         agent.linker.mentions("warm up the lexicon and the indexes")
         outcomes = run(agent, items)
     if args.output == "json":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -140,7 +141,8 @@ def main() -> None:
     items = [i for i in load_items() if i["split"] == "fit"]
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        agent = GraphAgent.connect(store, settings)
+        # the scored linker's candidates (its rules defer to the scorer), every one accepted
+        agent = GraphAgent.connect(store, replace(settings, linking="scored"))
         traces = collect(agent.linker, items)
     x, y = examples(items, traces)
     w = fit(x, y)

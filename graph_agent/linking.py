@@ -327,10 +327,11 @@ class EntityLinker:
 
     def _plausible(self, span: list[_Token], candidates: list[Candidate]) -> list[Candidate]:
         """Drop gene aliases written as a plain English word ("sting", "trade", "damage"):
-        symbols and aliases name a gene when written like one ("STING")."""
+        symbols and aliases name a gene when written like one ("STING"), or in lower case when
+        the word is no everyday English ("apoe", "dmd", "mtor")."""
         if len(span) != 1 or words.looks_like_symbol(span[0].text):
             return candidates
-        if not words.is_english(span[0].text):
+        if not words.is_everyday(span[0].text):
             return candidates
         return [c for c in candidates if not (c.label == "Gene" and c.rule in _GENE_ALIAS_RULES)]
 

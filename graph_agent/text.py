@@ -21,6 +21,9 @@ from biokg.names import name_key
 #: "lead" 5.2, "severe" 4.6, "chronic" 4.2, "cancer" 4.9 are common; "myopia" 2.6,
 #: "polymerase" 3.0, "localized" 3.4 are not.
 COMMON_ZIPF = 4.0
+#: From here a word is everyday English, met once in a million words or more: "sting" 3.8,
+#: "ret" 3.2; gene symbols written in lower case are rarer ("dmd" 2.5, "apoe" 2.0).
+EVERYDAY_ZIPF = 3.0
 
 #: Function and question words: never linked on their own (English; short on purpose).
 STOP_WORDS = frozenset(
@@ -170,6 +173,11 @@ def zipf(word: str) -> float:
 def is_common(word: str) -> bool:
     """Whether ``word`` is common English (see :data:`COMMON_ZIPF`)."""
     return zipf(word.casefold()) >= COMMON_ZIPF
+
+
+def is_everyday(word: str) -> bool:
+    """Whether ``word`` is everyday English (see :data:`EVERYDAY_ZIPF`)."""
+    return zipf(word.casefold()) >= EVERYDAY_ZIPF
 
 
 def is_english(word: str) -> bool:

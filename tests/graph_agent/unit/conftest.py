@@ -102,6 +102,8 @@ ROWS = [
         "symbol": "HAO1",
         "synonyms": ["GO", "GOX1"],
     },
+    # a symbol that wordfreq lists as a (rare) English word: "apoe" 2.0
+    {"id": "NCBIGene:348", "label": "Gene", "name": "apolipoprotein E", "symbol": "APOE"},
     # a gene name one letter from DCLRE1C's alias ARTEMIS, which this lexicon lacks
     {"id": "NCBIGene:9048", "label": "Gene", "name": "artemin", "symbol": "ARTN"},
     {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
