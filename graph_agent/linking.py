@@ -258,6 +258,8 @@ class EntityLinker:
                     continue
                 if len(span) == 1 and start in in_cues:
                     continue  # "GO" of "GO terms": a word of a cue that is there
+                if len(span) == 1 and _qualifies_a_type(tokens, start):
+                    continue  # "II" of "syndrome type II" (a gene alias too): the type's number
                 if len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not
@@ -753,6 +755,11 @@ def _inside_an_eponym(question: str, tokens: list[_Token], start: int) -> bool:
     before, here = tokens[start - 1].word, tokens[start].word
     joined = before.end + 1 == here.start and question[before.end] in "-\u2013"
     return joined and before.text[:1].isupper() and here.text[:1].isupper()
+
+
+def _qualifies_a_type(tokens: list[_Token], i: int) -> bool:
+    """The token is a type's number or letter after its type word ("type II", "group B")."""
+    return i > 0 and tokens[i - 1].key in words.TYPE_WORDS and words.designator(tokens[i].key)
 
 
 def _respects_quotes_and_brackets(tokens: list[_Token], start: int, end: int) -> bool:

@@ -44,7 +44,6 @@ _ZIPF_SCALE = 8.0
 _MAX_EDITS = 4
 #: log10 of the name count at which a word is as generic as a word can be (10,000 names)
 _LOG_USES = 4.0
-_ROMAN = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"})
 FEATURES = (
     "bias",
     "exact",
@@ -124,7 +123,7 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
     # type's number or letter the span leaves out is no word it misses ("Tuberous
     # sclerosis-1" for "tuberous sclerosis")
     spelt = mention_key(span.text).split()
-    name_words = [w for w in name_words if not _designator(w) or w in spelt]
+    name_words = [w for w in name_words if not words.designator(w) or w in spelt]
     held = [w for w in name_words if _near_any(w, spelt)]
     written = span.text
     symbol = words.looks_like_symbol(written.replace(" ", ""))
@@ -236,18 +235,13 @@ def _edits(asked: str, named: str) -> float:
     written, in sorted order ("Kaufman-McKusick" for "McKusick-Kaufman") and without the
     name's type numbers and letters the span leaves out."""
     span, name = mention_key(asked).split(), mention_key(named).split()
-    bare = [w for w in name if not _designator(w) or w in span]
+    bare = [w for w in name if not words.designator(w) or w in span]
     edits = min(
         OSA.distance(" ".join(span), " ".join(name)),
         OSA.distance(" ".join(sorted(span)), " ".join(sorted(name))),
         OSA.distance(" ".join(span), " ".join(bare)),
     )
     return float(min(edits, _MAX_EDITS))
-
-
-def _designator(word: str) -> bool:
-    """A type's number or letter in a name ("2", "iv", "b"): not a word a span must repeat."""
-    return word.isdigit() or len(word) == 1 or word in _ROMAN
 
 
 def _zipf(word: str) -> float:

@@ -101,9 +101,16 @@ class Token:
 
 
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9}
+#: Words a type's number or letter follows ("type II", "group B").
+TYPE_WORDS = frozenset({"type", "types", "group", "class", "grade", "stage", "form"})
 _NUMBERED = re.compile(
-    r"\b(type|types|group|class|grade|stage|form)\s+(i{1,3}|iv|vi{0,3}|ix)([a-d]?)\b"
+    rf"\b({'|'.join(sorted(TYPE_WORDS))})\s+(i{{1,3}}|iv|vi{{0,3}}|ix)([a-d]?)\b"
 )
+
+
+def designator(key: str) -> bool:
+    """A type's number or letter ("2", "ii", "b"): a name's qualifier, no word of its own."""
+    return key.isdigit() or len(key) == 1 or key in _ROMAN
 
 
 def mention_key(text: str) -> str:

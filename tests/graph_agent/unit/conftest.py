@@ -102,6 +102,14 @@ ROWS = [
         "symbol": "HAO1",
         "synonyms": ["GO", "GOX1"],
     },
+    # a gene alias that is a type's Roman number
+    {
+        "id": "NCBIGene:2651",
+        "label": "Gene",
+        "name": "glucosaminyl (N-acetyl) transferase 2 (I blood group)",
+        "symbol": "GCNT2",
+        "synonyms": ["II"],
+    },
     # a symbol that wordfreq lists as a (rare) English word: "apoe" 2.0
     {"id": "NCBIGene:348", "label": "Gene", "name": "apolipoprotein E", "symbol": "APOE"},
     # a gene name one letter from DCLRE1C's alias ARTEMIS, which this lexicon lacks

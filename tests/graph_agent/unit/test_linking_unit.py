@@ -192,3 +192,11 @@ def test_a_whole_phrase_must_hold_the_words_the_parts_left_loose(linker: EntityL
     assert _strong(linker.mentions(question)) == {
         "negative regulation of tensidol B biosynthetic process": {"GO:1900711"}
     }
+
+
+def test_a_types_number_is_no_gene_alias(linker: EntityLinker) -> None:
+    # "II" is an alias of GCNT2; after "type" it is the number of a type the graph lacks
+    typed = linker.mentions("What phenotypes does Hollow nail syndrome type II have?")
+    assert not {c.id for m in typed for c in m.candidates}
+    [alone] = linker.mentions("Which pathways involve II?")
+    assert [c.id for c in alone.candidates] == ["NCBIGene:2651"]
