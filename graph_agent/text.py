@@ -213,12 +213,13 @@ def could_be_a_name(word: str) -> bool:
 
 @cache
 def lemma(word: str) -> str:
-    """The dictionary form of an English word ("caused" → "cause", "genes" → "gene")."""
+    """The dictionary form of an English word ("caused" → "cause", "genes" → "gene"), in lower
+    case as every key here (simplemma gives "I" for "me", a stop word only as "i")."""
     import simplemma
 
     folded = word.casefold()
     try:
-        return simplemma.lemmatize(folded, lang="en")
+        return simplemma.lemmatize(folded, lang="en").casefold()
     except ValueError:  # nothing left once simplemma strips punctuation ("¡", found by fuzzing)
         return folded
 

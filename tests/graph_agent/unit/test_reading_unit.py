@@ -301,3 +301,17 @@ def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
     intent = reader.read("Could you name any medications for managing hypertension?")
     assert "INDICATED_FOR" in intent.relations
     assert intent.target_labels[:1] == ("Drug",)
+
+
+@pytest.mark.parametrize(
+    "question", ["Tell me about Marfan syndrome", "Could you tell me about FBN1?"]
+)
+def test_pronouns_are_no_words_an_overview_must_match(
+    planner: DeterministicPlanner, linker: EntityLinker, question: str
+) -> None:
+    # simplemma lemmatises "me" to "I": compared in lower case it is a stop word, not a word
+    # the neighbours must contain (which left every overview empty)
+    plan = _plan(planner, linker, question)
+    assert plan.intent.words == ()
+    [survey] = plan.requests
+    assert survey.relations == () and survey.focus.words == ()
