@@ -123,6 +123,18 @@ def _rate(value: float | None) -> str:
     return "    -" if value is None else f"{value:5.3f}"
 
 
+def write_unanswerable(items: list[dict[str, Any]], path: Path) -> int:
+    """The items that are questions about names the graph lacks, as ``score.py`` questions to
+    abstain on (the agent end to end, not only its linker); returns how many."""
+    asked = [i for i in items if i["kind"] == "question" and i["expected"] is None]
+    with path.open("w", encoding="utf-8") as out:
+        for item in asked:
+            question = {"id": item["id"], "category": item["category"], "question": item["text"]}
+            question |= {"gold": [], "gold_names": [], "match": "abstain"}
+            out.write(json.dumps(question) + "\n")
+    return len(asked)
+
+
 def report(outcomes: list[Outcome], show_errors: bool) -> None:
     """Print the figures per split, per split and category, and optionally every error."""
     header = f"{'group':34} {'n':>4} {'hit':>4} {'wrong':>5} {'miss':>4} {'abst':>4} {'false':>5}"
@@ -169,8 +181,17 @@ def main() -> None:
     parser.add_argument("--output", choices=("table", "json"), default="table")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--scored", action="store_true", help="as BIOKG_LINKING=scored (0018)")
+    parser.add_argument(
+        "--unanswerable",
+        type=Path,
+        metavar="FILE",
+        help="write the questions about names the graph lacks for score.py, and stop",
+    )
     args = parser.parse_args()
     items = [i for i in load_items(args.data) if args.split in (None, i["split"])]
+    if args.unanswerable:
+        print(f"{write_unanswerable(items, args.unanswerable)} questions in {args.unanswerable}")
+        return
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
         missing = missing_ids(store, items)

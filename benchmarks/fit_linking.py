@@ -32,7 +32,7 @@ from biokg.graph_agent.linking_score import FEATURES, WEIGHTS, LinkScorer, accep
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
-#: The penalty on the weights (the bias too): 362 items are few, the weights stay moderate.
+#: The penalty on the weights (the bias too): 430 items are few, the weights stay moderate.
 L2 = 2.0
 #: How much recall of real names the threshold may give up against keeping every candidate:
 #: none, so the scorer drops only what it can tell apart from every real name of the fit split.

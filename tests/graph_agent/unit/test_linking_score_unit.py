@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from biokg.errors import ConfigError
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.linking_score import (
     FEATURES,
@@ -19,6 +20,7 @@ from biokg.graph_agent.linking_score import (
     features,
 )
 from biokg.graph_agent.models import Candidate
+from biokg.settings import Settings
 
 
 def _span(*written: str, context: tuple[str, ...] = ()) -> SpanText:
@@ -254,3 +256,11 @@ def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike(
         _span("tuberous", "sclerosis"), _candidate("vector", "Tuberous xanthoma"), _known
     )
     assert other["edits"] > 0.5 and other["name_covered"] == 0.5
+
+
+def test_the_linking_setting_names_its_values(tmp_path: Path) -> None:
+    home = {"BIOKG_HOME": str(tmp_path)}
+    assert Settings.from_env(home).linking == "rules"
+    assert Settings.from_env({**home, "BIOKG_LINKING": "Scored"}).linking == "scored"
+    with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of rules"):
+        Settings.from_env({**home, "BIOKG_LINKING": "fuzzy"})
