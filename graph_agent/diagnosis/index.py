@@ -13,6 +13,9 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 * **IC** (Resnik): ``-ln(n(a) / N)``, n(a) the diseases with F[D, a] > 0.
 * **Background** (LIRICAL): the mean of F[:, a] over all diseases, the probability that a random
   disease shows ``a``.
+* **Cohort patients**: per disease, the sum of the distinct denominators of its ``n/m``
+  frequencies, about how many published patients its annotations were curated from (HPOA's
+  ``n/m`` lines come from published cohorts); the likelihood-ratio scorer's prior.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class PhenotypeIndex:
     direct: sparse.csr_matrix = field(repr=False)
     ic: np.ndarray = field(repr=False)
     background: np.ndarray = field(repr=False)
+    cohort_patients: np.ndarray = field(repr=False)
     closure_matrix: sparse.csr_matrix = field(repr=False)
     term_index: dict[str, int] = field(default_factory=dict, repr=False)
     disease_index: dict[str, int] = field(default_factory=dict, repr=False)
@@ -141,8 +145,29 @@ def build_index(
         direct=_direct(profiles, len(ids)),
         ic=ic,
         background=background,
+        cohort_patients=_cohort_patients(kept, key, d_index),
         closure_matrix=_closure_matrix(closures, len(ids)),
     )
+
+
+def _cohort_patients(
+    annotations: pl.DataFrame, key: dict[str, str], d_index: dict[str, int]
+) -> np.ndarray:
+    """Per disease, the sum of the distinct denominators of its annotations' ``n/m`` frequencies
+    (present and absent features alike: both were assessed in the cohort)."""
+    frame = (
+        annotations.select(
+            pl.col("disease").replace_strict(key).replace_strict(d_index).alias("d"),
+            pl.col("frequency").str.extract(r"^\d+/(\d+)$", 1).cast(pl.Int64).alias("m"),
+        )
+        .drop_nulls("m")
+        .unique()
+        .group_by("d")
+        .agg(pl.col("m").sum())
+    )
+    patients = np.zeros(len(d_index))
+    patients[frame["d"].to_numpy()] = frame["m"].to_numpy()
+    return patients
 
 
 def _name(disease: str, groups: dict[str, list[str]], names: dict[str, str | None]) -> str | None:

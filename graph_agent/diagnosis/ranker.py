@@ -46,7 +46,8 @@ class Evidence:
 @dataclass(frozen=True)
 class RankedDisease:
     """One entry of a ranking: a disease (and its bridged twins), its score and evidence
-    (``rank`` 0: explained on request, not ranked)."""
+    (``rank`` 0: explained on request, not ranked). The score is ``prior`` (the scorer's, before
+    any term) plus the evidence's contributions."""
 
     rank: int
     id: str
@@ -55,6 +56,7 @@ class RankedDisease:
     score: float
     evidence: list[Evidence]
     bridge: list[dict[str, str]] = field(default_factory=list)
+    prior: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class DiagnosisRanker:
             score=round(score, 4),
             evidence=[self._evidence(d, m) for m in matches],
             bridge=self.index.bridge_edges.get(disease, []),
+            prior=round(float(self.scorer.prior(self.index)[d]), 4),
         )
 
     def _evidence(self, disease: int, match: TermMatch) -> Evidence:

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 
 from biokg.graph_agent.diagnosis.index import build_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
-from biokg.graph_agent.diagnosis.scoring import ExactIC, LikelihoodRatio, ResnikBMA
+from biokg.graph_agent.diagnosis.scoring import (
+    EXACT_BONUS,
+    PRIOR_WEIGHT,
+    ExactIC,
+    LikelihoodRatio,
+    ResnikBMA,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -106,4 +113,25 @@ def test_likelihood_ratio_fast_path_equals_its_candidates(index, term) -> None:
 def test_the_evidence_adds_up_to_the_score(index) -> None:
     ranking = DiagnosisRanker(index, LikelihoodRatio()).rank(["B", "C"], ["A"], top=4).ranking
     for entry in ranking:
-        assert sum(e.contribution for e in entry.evidence) == pytest.approx(entry.score, abs=1e-3)
+        total = entry.prior + sum(e.contribution for e in entry.evidence)
+        assert total == pytest.approx(entry.score, abs=1e-3)
+
+
+def test_an_exact_annotation_adds_the_terms_information_content(index) -> None:
+    q = index.term_index["A"]
+    without = LikelihoodRatio(exact_bonus=0)
+    gain = LikelihoodRatio().term_values(index, q) - without.term_values(index, q)
+    # D3 is annotated with A itself; D1 only with B below it (implied): no bonus
+    assert gain[index.disease_index["D3"]] == pytest.approx(EXACT_BONUS * index.ic[q])
+    assert gain[index.disease_index["D1"]] == pytest.approx(0)
+
+
+def test_the_prior_counts_the_patients_of_published_cohorts(index) -> None:
+    # D3's 1/2 and D4's 0/3 (an absent feature, still assessed): 2 and 3 patients
+    patients = {d: index.cohort_patients[index.disease_index[d]] for d in ("D1", "D2", "D3", "D4")}
+    assert patients == {"D1": 0, "D2": 0, "D3": 2, "D4": 3}
+    observed = [index.term_index["R"]]
+    without = LikelihoodRatio(prior_weight=0)
+    gain = LikelihoodRatio().score(index, observed, []) - without.score(index, observed, [])
+    assert gain == pytest.approx(PRIOR_WEIGHT * np.log1p(index.cohort_patients))
+    assert gain[index.disease_index["D3"]] > gain[index.disease_index["D1"]] == 0
