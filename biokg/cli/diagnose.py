@@ -79,9 +79,11 @@ def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
 
 
 def _print(diagnosis: Diagnosis) -> None:
+    """The ranking as a table: the score is the prior (owed to no term) plus every term's
+    contribution, of which the three largest are shown."""
     if diagnosis.unknown:
         console.print(f"not in the HPO hierarchy, ignored: {', '.join(diagnosis.unknown)}")
-    table = Table("#", "disease", "also", "score", "best matches", title=diagnosis.method)
+    table = Table("#", "disease", "also", "score", "prior", "best matches", title=diagnosis.method)
     for entry in diagnosis.ranking:
         shown = sorted(entry.evidence, key=lambda e: -abs(e.contribution))[:3]
         matches = "; ".join(
@@ -91,6 +93,11 @@ def _print(diagnosis: Diagnosis) -> None:
         )
         also = ", ".join(i for i in entry.ids if i != entry.id)
         table.add_row(
-            str(entry.rank), f"{entry.id} {entry.name or ''}", also, f"{entry.score:.2f}", matches
+            str(entry.rank),
+            f"{entry.id} {entry.name or ''}",
+            also,
+            f"{entry.score:.2f}",
+            f"{entry.prior:+.2f}",
+            matches,
         )
     console.print(table)

@@ -162,7 +162,7 @@ def _claims(evidence: EvidenceGraph, diagnosis: Diagnosis) -> list[Claim]:
         edges = [e.edge for e in best[:NAMED_TERMS] + against] + bridge
         claims.append(
             evidence.cite(
-                text + f" (score {entry.score:.2f})",
+                text + f" (score {entry.score:.2f}, of which prior {entry.prior:.2f})",
                 [n for n in nodes if n in evidence.nodes],
                 [e for e in edges if e is not None],
             )

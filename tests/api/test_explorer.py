@@ -452,6 +452,7 @@ def test_a_shared_diagnosis_ranks_and_draws_each_diseases_cited_evidence(
     assert _ranked(browser) == [e.id for e in expected.ranking]
     [active] = browser.find_elements(By.CSS_SELECTOR, "#dx-ranking li.active")
     assert active.get_attribute("data-disease") == marfan.id
+    assert f"score {marfan.score:.2f} = prior {marfan.prior:.2f}" in active.text  # stated apart
     assert "ORPHA:558" in _links(browser, "#dx-ranking li.active")  # its twins, as links
     cited = [ev for ev in marfan.evidence if ev.edge]
     assert {ev.term for ev in cited} >= set(MARFAN_FEATURES)

@@ -54,3 +54,19 @@ def test_a_graph_without_hpo_is_refused_with_what_to_build(own_graph_settings: S
     result = runner.invoke(app, ["diagnose", "HP:0001250"], env=settings_env(own_graph_settings))
     assert result.exit_code == 1
     assert "no HPO terms" in result.output and "--sources hpo" in result.output
+
+
+def test_the_table_shows_each_diseases_prior_beside_its_score(
+    agent_graph: GraphStore, settings: Settings
+) -> None:
+    shown = runner.invoke(
+        app, ["diagnose", *MARFAN_FEATURES, "--top", "3"], env=settings_env(settings)
+    )
+    ranked = runner.invoke(
+        app, ["diagnose", *MARFAN_FEATURES, "--top", "3", "--json"], env=settings_env(settings)
+    )
+    assert shown.exit_code == 0 and ranked.exit_code == 0, shown.output + ranked.output
+    assert "prior" in shown.output
+    # the score is the prior plus the terms' contributions: the table names the prior's part
+    for entry in json.loads(ranked.output)["ranking"]:
+        assert f"{entry['prior']:+.2f}" in shown.output

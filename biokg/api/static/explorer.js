@@ -645,7 +645,10 @@ function dxItem(entry) {
   const against = entry.evidence.filter((ev) => ev.excluded && ev.edge).length;
   const observed = entry.evidence.filter((ev) => !ev.excluded).length;
   const head = el("div");
-  head.append(el("b", entry.name || entry.id), ` · score ${entry.score.toFixed(2)}`);
+  // the score is the scorer's prior (owed to no term) plus the terms' contributions
+  const terms = entry.evidence.reduce((sum, ev) => sum + ev.contribution, 0);
+  head.append(el("b", entry.name || entry.id), ` · score ${entry.score.toFixed(2)}` +
+    (entry.prior ? ` = prior ${entry.prior.toFixed(2)} + terms ${terms.toFixed(2)}` : ""));
   const cites = el("div", null, "cites");
   cites.append(linked(entry.ids.join(", ")));
   li.append(head, el("div", `meets ${met} of ${observed} observed terms` +
