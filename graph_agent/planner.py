@@ -61,6 +61,8 @@ PARAPHRASED = "one-hop over the relationship the words paraphrase"
 OPPOSITE = "one-hop the other way, when the paraphrased direction finds nothing"
 #: Why a one-hop request was planned from the kind of answer asked for alone.
 ASKED_LABEL = "one-hop over a relationship that reaches the asked kind of entity"
+#: Why everything the subject touches was surveyed.
+SURVEY = "wide one-hop survey"
 
 
 @dataclass
@@ -212,6 +214,11 @@ class DeterministicPlanner:
         if not (relations or targets):
             # "What problems do patients with X have?"
             requests = self._paraphrased(question, seeds, mention, labels, focus)
+            if requests and not focus.words:
+                # "What does BRCA1 do?": a paraphrase read from grammar words alone is a guess;
+                # when none of its relationships holds an edge, what the subject touches
+                # answers (requests run in order until one finds anything)
+                requests.append(Neighbours(tuple(seeds), (), focus, why=SURVEY))
             if requests:
                 return requests + ([label_text] if "Drug" in labels else [])
         chain = self._chain(labels, intent)
@@ -237,7 +244,7 @@ class DeterministicPlanner:
             # else only what shares the question's words ("Is CD63 an exosomal marker?",
             # "GTF2F2 initiates transcription with what polymerase?")
             narrowed = Focus(focus.words, focus.kinds, only_relevant=bool(focus.words))
-            requests.append(Neighbours(tuple(seeds), (), narrowed, why="wide one-hop survey"))
+            requests.append(Neighbours(tuple(seeds), (), narrowed, why=SURVEY))
         if "Drug" in labels:
             requests.append(label_text)
         return requests

@@ -324,6 +324,24 @@ def test_go_questions_answer_the_asked_aspect(
     assert direct and found and found <= direct
 
 
+def test_what_a_gene_does_is_answered_with_its_go_annotations(
+    go_agent: tuple[GraphAgent, GraphStore],
+) -> None:
+    # "What does X do?" names no relationship: read from grammar words alone, its paraphrase
+    # is a guess, and what the gene touches answers when the guess finds nothing
+    agent, go_graph = go_agent
+    annotated = _ids(
+        go_graph,
+        "MATCH (:Gene {symbol: 'ABL1'})-[r:ANNOTATED_WITH]->(t:GOTerm) "
+        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
+    )
+    answer = agent.ask("What does ABL1 do?")
+    found = {n.id for n in answer.answers}
+    assert annotated and found and found <= annotated
+    cited_terms = {i for i in _cited(answer) if i.startswith("GO:")}
+    assert cited_terms and cited_terms <= annotated
+
+
 def test_a_claim_about_an_ambiguous_name_gets_no_single_verdict(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:
