@@ -24,7 +24,9 @@ MAX_TOP = 100
 def ranker(
     store: GraphStore, cache_dir: Path | None, method: str = DEFAULT_METHOD
 ) -> DiagnosisRanker:
-    """A ranker over the graph's current load with the scorer ``method``.
+    """A ranker over the graph's current load with the scorer ``method``, its one-off work
+    per index (the likelihood ratio's calibration) done here with the index build, not in the
+    first case's ranking (``biokg ask`` times the question after this call).
 
     Raises:
         AgentInputError: ``method`` is not one of :data:`~.scoring.SCORERS`.
@@ -32,7 +34,10 @@ def ranker(
     """
     if method not in SCORERS:
         raise AgentInputError(f"method must be one of {', '.join(SCORERS)}, not {method!r}")
-    return DiagnosisRanker(phenotype_index(store, cache_dir), SCORERS[method]())
+    index = phenotype_index(store, cache_dir)
+    scorer = SCORERS[method]()
+    scorer.prepare(index)
+    return DiagnosisRanker(index, scorer)
 
 
 def diagnose(

@@ -17,11 +17,13 @@ import pytest
 from biokg.graph_agent.diagnosis.index import build_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import (
+    CALIBRATION_TERMS,
     EXACT_BONUS,
     PRIOR_WEIGHT,
     ExactIC,
     LikelihoodRatio,
     ResnikBMA,
+    random_terms,
 )
 
 pytestmark = pytest.mark.unit
@@ -135,3 +137,17 @@ def test_the_prior_counts_the_patients_of_published_cohorts(index) -> None:
     gain = LikelihoodRatio().score(index, observed, []) - without.score(index, observed, [])
     assert gain == pytest.approx(PRIOR_WEIGHT * np.log1p(index.cohort_patients))
     assert gain[index.disease_index["D3"]] > gain[index.disease_index["D1"]] == 0
+
+
+def test_calibration_is_one_fixed_draw_per_count_and_seed(index) -> None:
+    first = LikelihoodRatio(calibration_terms=40, calibration_seed=1).expected(index)
+    again = LikelihoodRatio(calibration_terms=40, calibration_seed=1).expected(index)
+    assert again is first  # cached on the index: paid once per load
+    other = LikelihoodRatio(calibration_terms=40, calibration_seed=2).expected(index)
+    more = LikelihoodRatio(calibration_terms=400, calibration_seed=1).expected(index)
+    assert other is not first and more is not first  # each setting its own draw
+    assert random_terms(index, 40, seed=1) == random_terms(index, 40, seed=1)
+    assert LikelihoodRatio().calibration_terms == CALIBRATION_TERMS
+    before = set(index.derived)
+    LikelihoodRatio(calibration_terms=40, calibration_seed=5).prepare(index)  # as service does
+    assert len(set(index.derived) - before) == 1
