@@ -42,15 +42,6 @@ _HEADS = frozenset({"base", "title"})
 _ZIPF_SCALE = 8.0
 #: Edits are counted up to this many (a longer distance is no spelling slip either way).
 _MAX_EDITS = 4
-#: An edit rate (edits per letter of the span) at which a respelling is as far as it can be:
-#: one slip in four letters ("zzzz" for "zzz3")
-_MAX_EDIT_RATE = 0.25
-#: Letters from which a word may carry two slips and still be read as a name's word, in
-#: ``span_covered_loose`` only ("cardiomyopathie" for "cardiomyopathy")
-_LONG_WORD = 9
-#: Endings of inflection and of the commonest derivations, longest first: "myotonias" and
-#: "myotonia", "excreting" and "excretion" share a base (see :func:`base`)
-_ENDINGS = ("ations", "ation", "ings", "ions", "ing", "ion", "ies", "es", "ed", "s")
 #: log10 of the name count at which a word is as generic as a word can be (10,000 names)
 _LOG_USES = 4.0
 FEATURES = (
@@ -82,11 +73,6 @@ FEATURES = (
     "matched_generic",
     "label_unreached",
     "label_reached",
-    "edit_rate",
-    "inflected",
-    "span_covered_loose",
-    "unreached_partial",
-    "unreached_guess",
 )
 
 
@@ -133,7 +119,6 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
     ]
     covered = [w for w in asked if _near_any(w, name_words)]
     unmatched = [w for w in asked if w not in covered]
-    loose = [w for w in asked if _near_any(w, name_words, loose=True)]
     # every word of the span holds a name's word ("syndrome" is a cue, still written); a
     # type's number or letter the span leaves out is no word it misses ("Tuberous
     # sclerosis-1" for "tuberous sclerosis")
@@ -141,9 +126,6 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
     name_words = [w for w in name_words if not words.designator(w) or w in spelt]
     held = [w for w in name_words if _near_any(w, spelt)]
     written = span.text
-    edits = _edits(written, named)
-    inflected = edits > 0 and _edits(written, named, inflection=True) == 0
-    edit_rate = edits / max(len(mention_key(written).replace(" ", "")), 1)
     symbol = words.looks_like_symbol(written.replace(" ", ""))
     gene_alias = candidate.label == "Gene" and candidate.rule in _GENE_ALIAS_RULES
     values = {
@@ -154,14 +136,7 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
         "fulltext": float(kind == "fulltext"),
         "vector": float(kind == "vector"),
         # to the node's name (a synonym may be far from it); a title's head is its name
-        "edits": 0.0 if candidate.rule in _HEADS else min(edits, _MAX_EDITS) / _MAX_EDITS,
-        # the same per letter: two slips in a long name ("resttrctive cardimyopathy") are
-        # nearer than one in a word of four letters ("zzzz")
-        "edit_rate": 0.0 if candidate.rule in _HEADS else min(edit_rate / _MAX_EDIT_RATE, 1.0),
-        # words two slips from a name's word count, in words of nine letters or more
-        "span_covered_loose": len(loose) / len(asked) if asked else 0.0,
-        # spelt alike but for endings ("myotonias" for "Myotonia", "excreting" for "excretion")
-        "inflected": float(inflected and candidate.rule not in _HEADS),
+        "edits": 0.0 if candidate.rule in _HEADS else _edits(written, named) / _MAX_EDITS,
         "span_covered": len(covered) / len(asked) if asked else 0.0,
         "name_covered": len(held) / len(name_words) if name_words else 0.0,
         "unmatched_foreign": float(any(not known(w) for w in unmatched)),
@@ -199,13 +174,6 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
     reach = span.reach
     values["label_unreached"] = float(reach is not None and candidate.label not in reach)
     values["label_reached"] = float(reach is not None and candidate.label in reach)
-    # a label the question's relationship does not reach weighs against a partial match or a
-    # guess by meaning; a name spelt whole (every word of the span and of the name, one slip
-    # at most a word) is not rejected for its label alone: people ask across kinds ("drugs
-    # for <a phenotype>") that the disease bridges answer
-    spelt_whole = min(values["span_covered"], values["name_covered"])
-    values["unreached_partial"] = values["label_unreached"] * (1.0 - spelt_whole)
-    values["unreached_guess"] = values["label_unreached"] * float(kind in ("fulltext", "vector"))
     return values
 
 
@@ -253,46 +221,27 @@ def _content_words(key: str) -> list[str]:
     return [w for w in key.split() if w not in words.STOP_WORDS]
 
 
-def base(word: str) -> str:
-    """The word without one ending of inflection or common derivation, if four letters or more
-    remain ("myotonias" → "myotonia", "excreting" and "excretion" → "excret", "cells" →
-    "cell"); the word itself otherwise ("gas", "ion")."""
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 4:
-            return word[: -len(ending)]
-    return word
+def _near_any(word: str, others: Sequence[str]) -> bool:
+    """Same stem, or one slip apart in a word of four letters or more."""
+    stem = words.stem(word)
+    return any(
+        words.stem(o) == stem or (min(len(o), len(word)) >= 4 and OSA.distance(o, word) <= 1)
+        for o in others
+    )
 
 
-def _near_any(word: str, others: Sequence[str], *, loose: bool = False) -> bool:
-    """Same stem, or one slip apart in a word of four letters or more; ``loose``: also the
-    same :func:`base`, or two slips apart in words of :data:`_LONG_WORD` letters or more."""
-    stem, root = words.stem(word), base(word)
-
-    def near(o: str) -> bool:
-        if words.stem(o) == stem or (loose and base(o) == root):
-            return True
-        shortest = min(len(o), len(word))
-        allowed = 2 if loose and shortest >= _LONG_WORD else 1
-        return shortest >= 4 and OSA.distance(o, word) <= allowed
-
-    return any(near(o) for o in others)
-
-
-def _edits(asked: str, named: str, *, inflection: bool = False) -> float:
-    """Edits from the span to the name (0: spelt alike), the fewest of the words as written,
-    in sorted order ("Kaufman-McKusick" for "McKusick-Kaufman") and without the name's type
-    numbers and letters the span leaves out; ``inflection``: also word by word on their
-    :func:`base` ("myotonias" for "Myotonia" is then no slip)."""
+def _edits(asked: str, named: str) -> float:
+    """Edits from the span to the name, capped (0: spelt alike), the fewest of the words as
+    written, in sorted order ("Kaufman-McKusick" for "McKusick-Kaufman") and without the
+    name's type numbers and letters the span leaves out."""
     span, name = mention_key(asked).split(), mention_key(named).split()
     bare = [w for w in name if not words.designator(w) or w in span]
-    options = [
+    edits = min(
         OSA.distance(" ".join(span), " ".join(name)),
         OSA.distance(" ".join(sorted(span)), " ".join(sorted(name))),
         OSA.distance(" ".join(span), " ".join(bare)),
-    ]
-    if inflection:
-        options.append(OSA.distance(" ".join(map(base, span)), " ".join(map(base, bare))))
-    return float(min(options))
+    )
+    return float(min(edits, _MAX_EDITS))
 
 
 def _zipf(word: str) -> float:

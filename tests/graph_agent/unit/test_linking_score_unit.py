@@ -16,7 +16,6 @@ from biokg.graph_agent.linking_score import (
     LinkScorer,
     SpanText,
     accept_all,
-    base,
     default_scorer,
     features,
 )
@@ -265,40 +264,3 @@ def test_the_linking_setting_names_its_values(tmp_path: Path) -> None:
     assert Settings.from_env({**home, "BIOKG_LINKING": "Scored"}).linking == "scored"
     with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of rules"):
         Settings.from_env({**home, "BIOKG_LINKING": "fuzzy"})
-
-
-@pytest.mark.parametrize(
-    ("word", "root"),
-    [("myotonias", "myotonia"), ("excreting", "excret"), ("excretion", "excret"), ("gas", "gas")],
-)
-def test_a_words_base_drops_one_ending_of_inflection(word: str, root: str) -> None:
-    assert base(word) == root
-
-
-def test_an_inflected_name_is_marked_apart_from_its_edits() -> None:
-    plural = features(_span("myotonias"), _candidate("fuzzy", "Myotonia"), _known)
-    assert plural["inflected"] == 1.0 and plural["edits"] == pytest.approx(0.25)
-    slip = features(_span("Sildenafox"), _candidate("fuzzy", "SILDENAFIL", label="Drug"), _known)
-    assert slip["inflected"] == 0.0
-    exact = features(_span("Marfan", "syndrome"), _candidate("name", "Marfan syndrome"), _known)
-    assert exact["inflected"] == 0.0  # no edits: nothing to forgive
-
-
-def test_two_slips_in_a_long_word_count_only_as_loose_cover() -> None:
-    hit = _candidate("fuzzy", "Hypertrophic cardiomyopathy")
-    values = features(_span("hypertrophic", "cardiomyopathie"), hit, _known)
-    assert values["span_covered"] == 0.5  # "cardiomyopathie" is two slips away
-    assert values["span_covered_loose"] == 1.0
-    # against its edits per letter: one slip in four letters is as far as a respelling goes
-    junk = features(_span("zzzz"), _candidate("fuzzy", "ZZZ3", label="Gene"), _known)
-    assert junk["edit_rate"] == 1.0 and 0.0 < values["edit_rate"] < 1.0
-
-
-def test_an_unreached_label_weighs_on_partial_matches_and_guesses_only() -> None:
-    reach = frozenset({"Drug", "Disease"})
-    span = SpanText(("myotonia",), ("myotonia",), (True,), reach=reach)
-    whole = features(span, _candidate("name", "Myotonia", label="Phenotype"), _known)
-    assert whole["label_unreached"] == 1.0
-    assert whole["unreached_partial"] == 0.0 and whole["unreached_guess"] == 0.0
-    guess = features(span, _candidate("vector", "myotonic dystrophy", label="Phenotype"), _known)
-    assert guess["unreached_partial"] == pytest.approx(0.5) and guess["unreached_guess"] == 1.0
