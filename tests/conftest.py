@@ -46,8 +46,17 @@ def store(settings: Settings) -> Iterator[GraphStore]:
 @pytest.fixture
 def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Settings of an empty graph of its own, for a test that must know everything in the
-    graph, e.g. what a build embeds. Its server, started by the first connect, is stopped
-    afterwards."""
+    graph, e.g. what a build embeds. Its engine is listening already (started while earlier
+    tests ran: own_graph.SPARE) and is stopped afterwards."""
+    own = fresh_graph_settings(tmp_path_factory, started=True)
+    yield own
+    embedded.stop_background(own)
+
+
+@pytest.fixture
+def own_unstarted_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Like ``own_graph_settings``, but no engine runs yet: for a test that sets the engine's
+    own limits (they are read when it starts). Its first connect starts it."""
     own = fresh_graph_settings(tmp_path_factory)
     yield own
     embedded.stop_background(own)

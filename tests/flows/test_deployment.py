@@ -93,7 +93,7 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
     upstream = Upstream()
     http = upstream.serve()
     publish(upstream, "hpo", hpo_release(), at=1.7e9)
-    own = fresh_graph_settings(tmp_path_factory)
+    own = fresh_graph_settings(tmp_path_factory, started=True)
     GraphStore.connect(own).close()  # the graph's engine, found by the flow run's process
     served = subprocess.Popen(
         [sys.executable, "-m", "biokg.flows.deploy"],

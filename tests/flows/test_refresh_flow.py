@@ -49,7 +49,7 @@ def mirror_settings(
     tmp_path_factory: pytest.TempPathFactory, upstream: Upstream
 ) -> Iterator[Settings]:
     """A graph of its own whose HPO and GO mirrors are the loopback upstream."""
-    own = fresh_graph_settings(tmp_path_factory)
+    own = fresh_graph_settings(tmp_path_factory, started=True)
     env = {
         "BIOKG_HOME": str(own.home),
         "BIOKG_BOLT_PORT": str(own.bolt_port),

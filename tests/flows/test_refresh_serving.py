@@ -27,7 +27,7 @@ def serving(
 ) -> Iterator[tuple[Upstream, Settings, GraphStore]]:
     upstream = Upstream()
     http = upstream.serve()
-    own = fresh_graph_settings(tmp_path_factory)
+    own = fresh_graph_settings(tmp_path_factory, started=True)
     settings = Settings.from_env(
         {
             "BIOKG_HOME": str(own.home),

@@ -22,7 +22,7 @@ BASE_SOURCES = ("hpo", "go", "chembl")
 def base_graph(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Settings of a stopped graph holding BASE_SOURCES, loaded through the real build; tests
     never open it: they build on copies (:func:`base_graph_copy`)."""
-    base = fresh_graph_settings(tmp_path_factory)
+    base = fresh_graph_settings(tmp_path_factory, started=True)
     try:
         with GraphStore.connect(base) as store:
             build(store, base, BASE_SOURCES, sample=True)

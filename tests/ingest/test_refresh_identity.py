@@ -54,7 +54,7 @@ def with_dirs(settings: Settings, dirs: dict[str, Path]) -> Settings:
 def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, dict[str, Path]]]:
     """ChEMBL, PrimeKG and openFDA built into a graph of their own, ChEMBL and PrimeKG read
     from folders of this test (copies of their offline files)."""
-    own = fresh_graph_settings(tmp_path_factory)
+    own = fresh_graph_settings(tmp_path_factory, started=True)
     root = tmp_path_factory.mktemp("identity-inputs")
     dirs = {"chembl": root / "chembl", "primekg": root / "primekg"}
     for folder in dirs.values():
@@ -235,7 +235,7 @@ def test_a_chembl_rename_openfda_merged_onto_reloads_openfda_like_a_clean_build(
     assert sources["s"] == ["infores:chembl"]  # openFDA's labels no longer merge onto it
     assert stale == []
 
-    clean = with_dirs(fresh_graph_settings(tmp_path_factory), dirs)
+    clean = with_dirs(fresh_graph_settings(tmp_path_factory, started=True), dirs)
     try:
         with GraphStore.connect(clean) as store:
             build(store, clean, SOURCES, sample=True)

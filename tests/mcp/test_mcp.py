@@ -118,8 +118,10 @@ def test_read_cypher_refuses_a_cartesian_product_at_once(
     with_session(settings, work)
 
 
-def test_served_engine_stops_a_runaway_read_within_its_budget(own_graph_settings: Settings):
-    served = dataclasses.replace(own_graph_settings, served_timeout_s=3).for_serving()
+def test_served_engine_stops_a_runaway_read_within_its_budget(
+    own_unstarted_graph_settings: Settings,
+):
+    served = dataclasses.replace(own_unstarted_graph_settings, served_timeout_s=3).for_serving()
     assert served.command_timeout_s == 3
     with GraphStore.connect(served) as store:  # started here with the serving limit
         store.apply_schema(load_schema())

@@ -56,14 +56,14 @@ def test_bad_cypher_is_a_store_error_naming_the_query(store: GraphStore) -> None
 
 
 def test_embedded_engine_stops_a_runaway_read_at_the_command_timeout(
-    own_graph_settings: Settings,
+    own_unstarted_graph_settings: Settings,
 ) -> None:
     # 9 million rows of arithmetic: about 6 s on this machine without a limit
     slow = (
         "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b "
         "WITH a, b WHERE (a * b) % 7 = 0 RETURN count(*) AS n"
     )
-    limited = dataclasses.replace(own_graph_settings, command_timeout_s=1)
+    limited = dataclasses.replace(own_unstarted_graph_settings, command_timeout_s=1)
     with GraphStore.connect(limited) as graph:
         with pytest.raises(QueryTimeoutError, match="BIOKG_COMMAND_TIMEOUT_S") as raised:
             graph.read(slow, timeout_s=60)
@@ -71,13 +71,15 @@ def test_embedded_engine_stops_a_runaway_read_at_the_command_timeout(
     assert "command.timeout" in str(raised.value)
 
 
-def test_client_abandons_a_generated_read_after_its_timeout(own_graph_settings: Settings) -> None:
+def test_client_abandons_a_generated_read_after_its_timeout(
+    own_unstarted_graph_settings: Settings,
+) -> None:
     # the same 6 s of arithmetic; the engine's own limit (4 s) is looser than the caller's 1 s
     slow = (
         "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b "
         "WITH a, b WHERE (a * b) % 7 = 0 RETURN count(*) AS n"
     )
-    limited = dataclasses.replace(own_graph_settings, command_timeout_s=4)
+    limited = dataclasses.replace(own_unstarted_graph_settings, command_timeout_s=4)
     with GraphStore.connect(limited) as graph:
         start = time.perf_counter()
         with pytest.raises(QueryTimeoutError, match="its 1 s limit"):
