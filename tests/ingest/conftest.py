@@ -1,55 +1,39 @@
-"""Fixtures of the ingest tests: the graph the cross-source tests (KEGG, the disease bridge) start
-from, loaded once per session and copied for each of them."""
+"""Fixtures of the ingest tests: the cross-source graph the disease-bridge and KEGG tests read,
+built once per session."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from own_graph import SHARED_CACHE, fresh_graph_settings
+from own_graph import fresh_graph_settings
 
 from biokg.ingest.build import build
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 
-#: What every cross-source graph holds, first in build order: the full offline HPO release and GO
-#: corpus, ChEMBL's offline sample (~1 M edges: minutes to load, once per session).
-BASE_SOURCES = ("hpo", "go", "chembl")
+#: Every source on its offline data (the full HPO release and GO corpus, ChEMBL's, openFDA's and
+#: PrimeKG's samples: ~1 M edges, minutes to load) and KEGG on its fixture snapshot.
+CROSS_SOURCES = ("hpo", "go", "chembl", "openfda", "primekg", "kegg")
+KEGG_FIXTURE = Path(__file__).parent / "data" / "kegg"
 
 
 @pytest.fixture(scope="session")
-def base_graph(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """Settings of a stopped graph holding BASE_SOURCES, loaded through the real build; tests
-    never open it: they build on copies (:func:`base_graph_copy`)."""
-    base = fresh_graph_settings(tmp_path_factory, started=True)
+def cross_source_graph(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[GraphStore, Settings]]:
+    """A graph of its own holding CROSS_SOURCES (KEGG's licence accepted), loaded through the
+    real build; the session graph's tests count drugs without PrimeKG's and KEGG's."""
+    own = dataclasses.replace(
+        fresh_graph_settings(tmp_path_factory, started=True),
+        accepted_licenses=("kegg",),
+        source_dirs=(("kegg", KEGG_FIXTURE),),
+    )
     try:
-        with GraphStore.connect(base) as store:
-            build(store, base, BASE_SOURCES, sample=True)
+        with GraphStore.connect(own) as store:
+            build(store, own, CROSS_SOURCES, sample=True)
+            yield store, own
     finally:
-        embedded.stop_background(base)
-    return base
-
-
-@pytest.fixture(scope="session")
-def base_graph_copy(
-    base_graph: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Callable[[], Settings]:
-    """Makes settings of a graph of its own holding a copy of the base graph: its database and
-    its cache (the GO corpus, the loads' snapshots), so a build of BASE_SOURCES and more skips
-    the unchanged BASE_SOURCES and loads the rest, in the same build order as on an empty graph.
-    The caller stops its engine."""
-
-    def copy() -> Settings:
-        own = fresh_graph_settings(tmp_path_factory)
-        shutil.copytree(base_graph.db_dir, own.db_dir)
-        for entry in base_graph.cache_dir.iterdir():
-            if entry.name in SHARED_CACHE:
-                continue
-            if entry.is_dir():
-                shutil.copytree(entry, own.cache_dir / entry.name)
-            else:
-                shutil.copy2(entry, own.cache_dir / entry.name)
-        return own
-
-    return copy
+        embedded.stop_background(own)

@@ -14,7 +14,7 @@ import itertools
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, kegg
 from biokg.schema import load_schema
 from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
+from biokg.store import GraphStore
 
 FIXTURE = Path(__file__).parent / "data" / "kegg"
 GAP = 1 / 3  # KEGG: at most 3 requests a second
@@ -436,19 +436,11 @@ FIVE = (
 
 @pytest.fixture(scope="module")
 def five_sources(
-    base_graph_copy: Callable[[], Settings],
-) -> Iterator[tuple[GraphStore, Settings]]:
-    """A graph of its own: HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture
-    (starting from a copy of the base graph, HPO, GO and ChEMBL: see conftest)."""
-    own = dataclasses.replace(
-        base_graph_copy(),
-        accepted_licenses=("kegg",),
-        source_dirs=(("kegg", FIXTURE),),
-    )
-    with GraphStore.connect(own) as store:
-        build(store, own, ("hpo", "go", "chembl", "primekg", "kegg"), sample=True)
-        yield store, own
-    embedded.stop_background(own)
+    cross_source_graph: tuple[GraphStore, Settings],
+) -> tuple[GraphStore, Settings]:
+    """HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture (and openFDA's
+    sample: see conftest)."""
+    return cross_source_graph
 
 
 def test_a_gene_in_five_sources_is_one_node_with_edges_from_each(
