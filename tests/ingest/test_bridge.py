@@ -69,6 +69,14 @@ def test_a_phenotype_reaches_indicated_drugs_through_the_disease_bridge(
             assert hop["source"] and hop["source_version"] and hop["source_record"]
         assert row["b"]["justification"].startswith("semapv:")
         assert row["b"]["source_record"].split(":")[0].endswith(".sssom.tsv")
+    # every SAME_AS edge of the graph is MONDO's or KEGG's (its diseases' dblinks), cited
+    same_as = bridged.read(
+        "MATCH (:Disease)-[b:SAME_AS]->(:Disease) RETURN b.source AS source, "
+        "count(*) AS n, sum(CASE WHEN b.source_version IS NULL OR b.source_record IS NULL "
+        "THEN 1 ELSE 0 END) AS uncited"
+    )
+    assert {r["source"] for r in same_as} == {"infores:mondo", "infores:kegg"}
+    assert all(r["uncited"] == 0 for r in same_as)
 
 
 def test_drugbank_drugs_merge_onto_chembl_drugs(bridged: GraphStore) -> None:

@@ -434,19 +434,10 @@ FIVE = (
 )
 
 
-@pytest.fixture(scope="module")
-def five_sources(
-    cross_source_graph: tuple[GraphStore, Settings],
-) -> tuple[GraphStore, Settings]:
-    """HPO, GO, ChEMBL and PrimeKG offline samples plus the KEGG fixture (and openFDA's
-    sample: see conftest)."""
-    return cross_source_graph
-
-
 def test_a_gene_in_five_sources_is_one_node_with_edges_from_each(
-    five_sources: tuple[GraphStore, Settings],
+    cross_source_graph: tuple[GraphStore, Settings],
 ) -> None:
-    store, _ = five_sources
+    store, _ = cross_source_graph
     [braf] = store.read(
         "MATCH (g:Gene {id: 'NCBIGene:673'}) RETURN g.sources AS sources, g.name AS name"
     )
@@ -463,9 +454,9 @@ def test_a_gene_in_five_sources_is_one_node_with_edges_from_each(
 
 
 def test_a_kegg_drug_with_a_chembl_dblink_lands_on_the_chembl_drug(
-    five_sources: tuple[GraphStore, Settings],
+    cross_source_graph: tuple[GraphStore, Settings],
 ) -> None:
-    store, _ = five_sources
+    store, _ = cross_source_graph
     assert store.read("MATCH (d:Drug {id: 'KEGG.DRUG:D09996'}) RETURN d.id") == []
     [drug] = store.read(
         "MATCH (d:Drug {id: 'CHEMBL.COMPOUND:CHEMBL1229517'}) "
@@ -488,9 +479,9 @@ def test_a_kegg_drug_with_a_chembl_dblink_lands_on_the_chembl_drug(
 
 
 def test_kegg_diseases_meet_hpo_and_chembl_records(
-    five_sources: tuple[GraphStore, Settings],
+    cross_source_graph: tuple[GraphStore, Settings],
 ) -> None:
-    store, _ = five_sources
+    store, _ = cross_source_graph
     rows = store.read(
         "MATCH (k:Disease)-[r:SAME_AS {source: 'infores:kegg'}]->(d:Disease) "
         "RETURN k.id AS kegg, d.id AS other, d.name AS name, d.sources AS sources, "
@@ -509,9 +500,9 @@ def test_kegg_diseases_meet_hpo_and_chembl_records(
 
 
 def test_agent_answers_signed_pathway_questions_from_kgml_citing_the_pathway(
-    five_sources: tuple[GraphStore, Settings],
+    cross_source_graph: tuple[GraphStore, Settings],
 ) -> None:
-    store, own = five_sources
+    store, own = cross_source_graph
     agent = GraphAgent.connect(store, own)
     answer = agent.ask("Which genes does MAP2K1 activate in the MAPK signaling pathway?")
     # MEK activates ERK (MAPK1, MAPK3); RAF1 and BRAF activate MEK (upstream, not answers)
