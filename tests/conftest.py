@@ -7,6 +7,7 @@ use deltas or per-source filters, never assume an empty graph unless they create
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,3 +98,36 @@ def agent_graph(store: GraphStore, settings: Settings) -> GraphStore:
 def agent(agent_graph: GraphStore, settings: Settings) -> GraphAgent:
     """The agent built the way the CLI and the API build theirs."""
     return GraphAgent.connect(agent_graph, settings)
+
+
+#: Every source on its offline data (the full HPO release and GO corpus, ChEMBL's, openFDA's and
+#: PrimeKG's samples: ~1 M edges, minutes to load) and KEGG on its fixture snapshot.
+CROSS_SOURCES = ("hpo", "go", "chembl", "openfda", "primekg", "kegg")
+KEGG_FIXTURE = Path(__file__).parent / "ingest" / "data" / "kegg"
+
+
+@pytest.fixture(scope="session")
+def cross_source_graph(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[GraphStore, Settings]]:
+    """A graph of its own holding CROSS_SOURCES (KEGG's licence accepted), loaded through the
+    real build, for the tests of sources meeting (bridge, KEGG) and of questions about GO; the
+    session graph's tests count drugs without PrimeKG's and KEGG's."""
+    own = dataclasses.replace(
+        fresh_graph_settings(tmp_path_factory, started=True),
+        accepted_licenses=("kegg",),
+        source_dirs=(("kegg", KEGG_FIXTURE),),
+    )
+    try:
+        with GraphStore.connect(own) as store:
+            build(store, own, CROSS_SOURCES, sample=True)
+            yield store, own
+    finally:
+        embedded.stop_background(own)
+
+
+@pytest.fixture(scope="session")
+def cross_source_agent(cross_source_graph: tuple[GraphStore, Settings]) -> GraphAgent:
+    """The agent on the cross-source graph, built as the CLI builds it (its lexicon once)."""
+    store, own = cross_source_graph
+    return GraphAgent.connect(store, own)

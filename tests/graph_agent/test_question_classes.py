@@ -1,5 +1,5 @@
 """The agent on the classes of questions people ask, on the real graph (full HPO, the offline
-ChEMBL set, openFDA; GO where a test says so).
+ChEMBL set, openFDA; GO's questions on the cross-source graph, which holds GO).
 
 One test per class: common words beside names, relationships worded outside schema/, questions
 about a node's own properties, yes/no claims, conjunctions, questions the graph cannot answer,
@@ -10,20 +10,12 @@ expected value is read from the graph with independent Cypher, never from the ag
 from __future__ import annotations
 
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
-from biokg.ingest.build import build
-from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file, write_gaf
-from biokg.ingest.sources import go
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
+from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
 PDE5A = "NCBIGene:8654"
@@ -281,27 +273,6 @@ def test_answers_name_genes_by_symbol_and_drugs_by_ingredient_with_brand(
 
 # -- GO aspects: the full GO term set with the annotations of a slice of genes, in a graph of
 # its own (the session graph's GO tests count GO terms) -------------------------------------
-@pytest.fixture(scope="module")
-def go_agent(tmp_path_factory, test_data_cache: Path) -> Iterator[tuple[GraphAgent, GraphStore]]:
-    own = Settings.from_env(
-        {
-            "BIOKG_HOME": str(tmp_path_factory.mktemp("go-home")),
-            "BIOKG_BOLT_PORT": str(free_port()),
-            "BIOKG_HTTP_PORT": str(free_port()),
-        }
-    )
-    data = tmp_path_factory.mktemp("go-slice")
-    corpus = go.fetch(test_data_cache, corpus_dir=test_data_cache / "go-corpus")
-    shutil.copy(corpus.files[go.OBO_FILE], data / go.OBO_FILE)
-    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), data / go.GAF_FILE, slice_genes=60)
-    try:
-        with GraphStore.connect(own) as store:
-            build(store, own, ("go",), data_dir=data, sample=True)
-            yield GraphAgent.connect(store, own, searchers=()), store
-    finally:
-        embedded.stop_background(own)
-
-
 @pytest.mark.parametrize(
     ("question", "symbol", "namespace"),
     [
@@ -310,9 +281,9 @@ def go_agent(tmp_path_factory, test_data_cache: Path) -> Iterator[tuple[GraphAge
     ],
 )
 def test_go_questions_answer_the_asked_aspect(
-    go_agent: tuple[GraphAgent, GraphStore], question: str, symbol: str, namespace: str
+    cross_source_agent: GraphAgent, question: str, symbol: str, namespace: str
 ) -> None:
-    agent, go_graph = go_agent
+    agent, go_graph = cross_source_agent, cross_source_agent.store
     direct = _ids(
         go_graph,
         "MATCH (:Gene {symbol: $symbol})-[r:ANNOTATED_WITH]->(t:GOTerm {namespace: $ns}) "
@@ -325,11 +296,11 @@ def test_go_questions_answer_the_asked_aspect(
 
 
 def test_what_a_gene_does_is_answered_with_its_go_annotations(
-    go_agent: tuple[GraphAgent, GraphStore],
+    cross_source_agent: GraphAgent,
 ) -> None:
     # "What does X do?" names no relationship: read from grammar words alone, its paraphrase
     # is a guess, and what the gene touches answers when the guess finds nothing
-    agent, go_graph = go_agent
+    agent, go_graph = cross_source_agent, cross_source_agent.store
     annotated = _ids(
         go_graph,
         "MATCH (:Gene {symbol: 'ABL1'})-[r:ANNOTATED_WITH]->(t:GOTerm) "

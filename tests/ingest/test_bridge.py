@@ -115,9 +115,9 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
 
 
 def test_agent_answers_across_the_bridge_citing_both_sources(
-    bridged: GraphStore, own_settings: Settings
+    cross_source_agent: GraphAgent,
 ) -> None:
-    agent = GraphAgent.connect(bridged, own_settings)
+    agent = cross_source_agent
     answer = agent.ask("Which drugs are indicated for diseases with the phenotype dementia?")
     cited = [s for claim in answer.claims for s in claim.sources if s.edge_id]
     sources = {s.source for s in cited}

@@ -500,10 +500,9 @@ def test_kegg_diseases_meet_hpo_and_chembl_records(
 
 
 def test_agent_answers_signed_pathway_questions_from_kgml_citing_the_pathway(
-    cross_source_graph: tuple[GraphStore, Settings],
+    cross_source_agent: GraphAgent,
 ) -> None:
-    store, own = cross_source_graph
-    agent = GraphAgent.connect(store, own)
+    agent = cross_source_agent
     answer = agent.ask("Which genes does MAP2K1 activate in the MAPK signaling pathway?")
     # MEK activates ERK (MAPK1, MAPK3); RAF1 and BRAF activate MEK (upstream, not answers)
     assert {n.symbol for n in answer.answers} == {"MAPK1", "MAPK3"}
