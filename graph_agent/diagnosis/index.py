@@ -20,8 +20,9 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import polars as pl
@@ -48,6 +49,48 @@ class Annotation:
     source_record: str
 
 
+class Profiles(Sequence[list[Annotation]]):
+    """Each disease's annotations, held as columns (one entry per HPOA line, ~260,000 for the
+    full release) and made into :class:`Annotation` objects only for the diseases a ranking
+    explains: building them all took most of the index's build time."""
+
+    def __init__(self, columns: pl.DataFrame, n_diseases: int) -> None:
+        ordered = columns.sort("d", maintain_order=True)
+        self.d = ordered["d"].to_numpy()
+        self.term = ordered["t"].to_numpy()
+        self.frequency = ordered["f"].to_numpy()
+        self._text = ordered.select("disease", "edge", "source", "source_record")
+        self._starts = np.searchsorted(self.d, np.arange(n_diseases + 1))
+
+    @classmethod
+    def of(cls, rows: pl.DataFrame, n_diseases: int) -> Profiles:
+        """The profiles of ``rows`` (columns ``d``, ``t``, ``f`` and the citation's)."""
+        return cls(
+            rows.select("d", "t", "f", "disease", "edge", "source", "source_record"), n_diseases
+        )
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, d: int) -> list[Annotation]: ...
+    @overload
+    def __getitem__(self, d: slice) -> list[list[Annotation]]: ...
+    def __getitem__(self, d: int | slice) -> list[Annotation] | list[list[Annotation]]:
+        if isinstance(d, slice):
+            return [self[i] for i in range(*d.indices(len(self)))]
+        if not -len(self) <= d < len(self):
+            raise IndexError(d)
+        start, stop = self._starts[d % len(self)], self._starts[d % len(self) + 1]
+        text = self._text.slice(start, stop - start).iter_rows()
+        return [
+            Annotation(disease, int(t), float(f), edge, source, record)
+            for (disease, edge, source, record), t, f in zip(
+                text, self.term[start:stop], self.frequency[start:stop], strict=True
+            )
+        ]
+
+
 @dataclass
 class PhenotypeIndex:
     """Terms, closures, disease profiles and twins of one graph load."""
@@ -57,8 +100,8 @@ class PhenotypeIndex:
     closures: list[np.ndarray]
     diseases: list[str]
     disease_names: list[str | None]
-    profiles: list[list[Annotation]]
-    absent: list[list[Annotation]]
+    profiles: Profiles
+    absent: Profiles
     twins: dict[str, list[str]]
     bridge_edges: dict[str, list[dict[str, str]]]
     F: sparse.csc_matrix = field(repr=False)
@@ -117,15 +160,22 @@ def build_index(
     diseases = sorted(set(key.values()))
     names = dict(zip(kept["disease"], kept["name"], strict=True))
     d_index = {d: i for i, d in enumerate(diseases)}
-    profiles: list[list[Annotation]] = [[] for _ in diseases]
-    absent: list[list[Annotation]] = [[] for _ in diseases]
-    for row in kept.iter_rows(named=True):
-        f = MISSING_FREQUENCY if row["frequency"] is None else frequency(row["frequency"])
-        note = Annotation(
-            row["disease"], index[row["term"]], f, row["edge"], row["source"], row["source_record"]
-        )
-        group = d_index[key[row["disease"]]]
-        (absent if row["negated"] or f == 0 else profiles)[group].append(note)
+    # each distinct frequency text parsed once (HPO terms, n/m, x%: a few hundred values)
+    texts = kept["frequency"].drop_nulls().unique().to_list()
+    rows = kept.with_columns(
+        pl.col("disease")
+        .replace_strict(key)
+        .replace_strict(d_index, return_dtype=pl.Int32)
+        .alias("d"),
+        pl.col("term").replace_strict(index, return_dtype=pl.Int32).alias("t"),
+        pl.col("frequency")
+        .replace_strict({t: frequency(t) for t in texts}, default=None, return_dtype=pl.Float64)
+        .fill_null(MISSING_FREQUENCY)
+        .alias("f"),
+    )
+    present = ~pl.col("negated") & (pl.col("f") > 0)
+    profiles = Profiles.of(rows.filter(present), len(diseases))
+    absent = Profiles.of(rows.filter(~present), len(diseases))
     F = _propagated(profiles, closures, len(ids))
     counts = np.asarray((F > 0).sum(axis=0)).ravel()
     n = max(len(diseases), 1)
@@ -209,27 +259,24 @@ def _closure_matrix(closures: list[np.ndarray], n: int) -> sparse.csr_matrix:
     return sparse.csr_matrix((data, np.concatenate(closures), indptr), shape=(n, n))
 
 
-def _direct(profiles: list[list[Annotation]], n_terms: int) -> sparse.csr_matrix:
+def _direct(profiles: Profiles, n_terms: int) -> sparse.csr_matrix:
     """Diseases × terms, 1 where the disease is annotated with exactly that term."""
-    pairs = {(d, note.term) for d, profile in enumerate(profiles) for note in profile}
-    rows = np.fromiter((p[0] for p in pairs), dtype=np.int32, count=len(pairs))
-    cols = np.fromiter((p[1] for p in pairs), dtype=np.int32, count=len(pairs))
-    data = np.ones(len(pairs))
+    pairs = pl.DataFrame({"d": profiles.d, "t": profiles.term}).unique()
+    data = np.ones(pairs.height)
+    rows, cols = pairs["d"].to_numpy(), pairs["t"].to_numpy()
     return sparse.csr_matrix((data, (rows, cols)), shape=(len(profiles), n_terms))
 
 
-def _propagated(
-    profiles: list[list[Annotation]], closures: list[np.ndarray], n_terms: int
-) -> sparse.csc_matrix:
+def _propagated(profiles: Profiles, closures: list[np.ndarray], n_terms: int) -> sparse.csc_matrix:
     """F[D, a]: the highest frequency among D's annotations at ``a`` or below."""
-    notes = pl.DataFrame(
-        [(d, n.term, n.frequency) for d, profile in enumerate(profiles) for n in profile],
-        schema={"d": pl.Int32, "term": pl.Int32, "f": pl.Float64},
-        orient="row",
-    )
+    notes = pl.DataFrame({"d": profiles.d, "term": profiles.term, "f": profiles.frequency})
+    lengths = [len(c) for c in closures]
     ancestors = pl.DataFrame(
-        {"term": np.arange(n_terms, dtype=np.int32), "t": [c.tolist() for c in closures]}
-    ).explode("t")
+        {
+            "term": np.repeat(np.arange(n_terms, dtype=np.int32), lengths),
+            "t": np.concatenate(closures) if closures else np.array([], dtype=np.int32),
+        }
+    )
     frame = notes.join(ancestors, on="term").group_by("d", "t").agg(pl.col("f").max())
     return sparse.csc_matrix(
         (frame["f"].to_numpy(), (frame["d"].to_numpy(), frame["t"].to_numpy())),
