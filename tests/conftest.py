@@ -47,8 +47,8 @@ def store(settings: Settings) -> Iterator[GraphStore]:
 @pytest.fixture
 def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Settings of an empty graph of its own, for a test that must know everything in the
-    graph, e.g. what a build embeds. Its engine is listening already (started while earlier
-    tests ran: own_graph.SPARE) and is stopped afterwards."""
+    graph, e.g. what a build embeds. Its engine is listening already, schema/'s constraints and
+    indexes applied (while earlier tests ran: own_graph.SPARE), and is stopped afterwards."""
     own = fresh_graph_settings(tmp_path_factory, started=True)
     yield own
     embedded.stop_background(own)

@@ -277,23 +277,36 @@ class GraphStore:
         """
         for statement in constraint_statements(schema):
             self.write(statement)
-        for index in [
-            *self.dialect.prepare_indexes(schema),
-            *self.dialect.fulltext_indexes(schema),
-            *self.dialect.vector_indexes(schema),
-        ]:
-            self.run_ddl(index)
+        self.run_ddl(
+            [
+                *self.dialect.prepare_indexes(schema),
+                *self.dialect.fulltext_indexes(schema),
+                *self.dialect.vector_indexes(schema),
+            ]
+        )
 
-    def run_ddl(self, statement: IndexStatement) -> None:
-        """Run one DDL statement in the language its dialect wrote it in."""
-        if statement.language == "cypher":
-            self.write(statement.text)
-        else:
-            self._sql(statement.text)
+    def run_ddl(self, statements: list[IndexStatement]) -> None:
+        """Run DDL statements in the language their dialect wrote them in, in order. SQL ones
+        go as one script: ArcadeDB takes a request per command otherwise, and 60 of them took
+        4.3 s on a fresh graph against 2.1 s as one script (0.5 s against 0.05 s once they
+        exist)."""
+        sql: list[str] = []
+        for statement in statements:
+            if statement.language == "cypher":
+                self._sql_script(sql)
+                sql = []
+                self.write(statement.text)
+            else:
+                sql.append(statement.text)
+        self._sql_script(sql)
 
-    def _sql(self, command: str) -> None:
-        body = json.dumps({"language": "sql", "command": command}).encode()
-        self._post("command", body, "application/json", what=repr(command))
+    def _sql_script(self, commands: list[str]) -> None:
+        if not commands:
+            return
+        script = ";\n".join(commands)
+        body = json.dumps({"language": "sqlscript", "command": script}).encode()
+        what = repr(commands[0]) if len(commands) == 1 else f"{len(commands)} DDL commands"
+        self._post("command", body, "application/json", what=what)
 
     # -- bulk edges (the embedded engine's fast path for a first build) ---------------------
     @property
