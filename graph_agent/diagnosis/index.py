@@ -20,14 +20,17 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
 import polars as pl
 from scipy import sparse
 
+from biokg.files import atomic_path
 from biokg.graph_agent.ranking import frequency
 
 #: Frequency of an annotation without a frequency qualifier (most OMIM lines): neither always
@@ -115,6 +118,9 @@ class PhenotypeIndex:
     closure_sets: list[frozenset[int]] = field(default_factory=list, repr=False)
     #: matrices and vectors a scorer derives once per index (by name)
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the folder the index's rows are cached in (None: kept in memory only), where
+    #: :meth:`stored` keeps derived arrays for the next process of the same load
+    folder: Path | None = field(default=None, repr=False)
     F_rows: sparse.csr_matrix = field(default=None, repr=False)  # type: ignore[assignment]
     direct_columns: sparse.csc_matrix = field(default=None, repr=False)  # type: ignore[assignment]
 
@@ -127,6 +133,25 @@ class PhenotypeIndex:
             for twin in self.twins.get(d, []):
                 self.disease_index.setdefault(twin, i)
         self.closure_sets = [frozenset(c.tolist()) for c in self.closures]
+
+    def stored(
+        self, key: str, compute: Callable[[], dict[str, np.ndarray]]
+    ) -> dict[str, np.ndarray]:
+        """Arrays derived once per index and ``key`` (which names everything they depend on
+        besides the index): from memory, else from :attr:`folder`, else computed and kept in
+        both, so a CLI call or a server start after the first does not compute them again."""
+        if key not in self.derived:
+            digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+            path = self.folder / f"derived-{digest}.npz" if self.folder else None
+            if path is not None and path.is_file():
+                with np.load(path) as kept:
+                    self.derived[key] = {name: kept[name] for name in kept.files}
+            else:
+                self.derived[key] = compute()
+                if path is not None:
+                    with atomic_path(path) as partial, open(partial, "wb") as handle:
+                        np.savez(handle, **self.derived[key])
+        return self.derived[key]
 
     def known(self, ids: list[str]) -> tuple[list[int], list[str]]:
         """The term indices of ``ids`` in the hierarchy, and the ids that are not in it."""

@@ -75,13 +75,15 @@ def phenotype_index(store: GraphStore, cache_dir: Path | None) -> PhenotypeIndex
     with _BUILDING:
         if key not in _LOADED:
             _LOADED.clear()
-            rows = _read(store) if cache_dir is None else _rows(store, cache_dir / "diagnosis", key)
+            folder = None if cache_dir is None else cache_dir / "diagnosis" / key
+            rows = _read(store) if folder is None else _rows(store, folder)
             if rows["diagnosis_terms"].is_empty():
                 raise EntityNotFoundError(
                     "the graph holds no HPO terms to rank diseases by: build HPO first "
                     "(biokg build --sources hpo)"
                 )
             _LOADED[key] = build_index(*rows.values())
+            _LOADED[key].folder = folder
         return _LOADED[key]
 
 
@@ -99,8 +101,10 @@ def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
     }
 
 
-def _rows(store: GraphStore, folder: Path, key: str) -> dict[str, pl.DataFrame]:
-    here = folder / key
+def _rows(store: GraphStore, here: Path) -> dict[str, pl.DataFrame]:
+    """The rows kept in ``here`` (a folder named for the load), else read and kept there (the
+    other loads' folders beside it removed)."""
+    folder, key = here.parent, here.name
     if all((here / f"{name}.parquet").is_file() for name in TABLES):
         return {name: pl.read_parquet(here / f"{name}.parquet") for name in TABLES}
     frames = _read(store)

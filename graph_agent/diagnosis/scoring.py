@@ -29,8 +29,10 @@ a disease's score is its prior plus its term contributions.
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
@@ -61,6 +63,9 @@ ABSENCE_FLOOR = 0.8
 #: docs/decisions/0021-differential-diagnosis.md, fifth pass).
 CALIBRATION_TERMS = 3000
 CALIBRATION_SEED = 26
+#: This module's source, in the key of what it computes once and keeps on disk (the
+#: calibration): a change to how terms are scored makes the kept values stale.
+_MODULE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 #: LikelihoodRatio: the share of a term's information content added when the disease is
 #: annotated with exactly that term. Published cases are described in the terms their
 #: diagnosis's curators used; the likelihood ratio alone credits a match through a more specific
@@ -280,22 +285,24 @@ class LikelihoodRatio(Scorer):
 
     def expected(self, index: PhenotypeIndex) -> tuple[np.ndarray, np.ndarray]:
         """Each disease's mean value of a random observed term and of a random excluded one
-        (computed once per index and scorer settings)."""
+        (computed once per index, scorer settings and version of this module, and kept with
+        the index's cached rows: :meth:`PhenotypeIndex.stored`)."""
         key = (
             f"expected:{self.penalty}:{self.implied}:{self.absence_floor}:{self.exact_bonus}"
-            f":{self.calibration_terms}:{self.calibration_seed}"
+            f":{self.calibration_terms}:{self.calibration_seed}:{_MODULE_DIGEST}"
         )
-        if key not in index.derived:
-            drawn = random_terms(index, self.calibration_terms, seed=self.calibration_seed)
-            # each distinct term once, weighted by its draws (3,000 draws are ~1,500 terms)
-            terms, draws = np.unique(np.asarray(drawn, dtype=int), return_counts=True)
-            seen, absent = np.zeros(len(index.diseases)), np.zeros(len(index.diseases))
-            for q, k in zip(terms.tolist(), draws.tolist(), strict=True):
-                seen += k * self.term_values(index, q)
-                absent += k * self.against(index, index.F[:, [q]].toarray().ravel(), q)
-            seen, absent = seen / max(len(drawn), 1), absent / max(len(drawn), 1)
-            index.derived[key] = (seen, absent)
-        return index.derived[key]
+        kept = index.stored(key, lambda: self._expected(index))
+        return kept["seen"], kept["absent"]
+
+    def _expected(self, index: PhenotypeIndex) -> dict[str, np.ndarray]:
+        drawn = random_terms(index, self.calibration_terms, seed=self.calibration_seed)
+        # each distinct term once, weighted by its draws (3,000 draws are ~1,500 terms)
+        terms, draws = np.unique(np.asarray(drawn, dtype=int), return_counts=True)
+        seen, absent = np.zeros(len(index.diseases)), np.zeros(len(index.diseases))
+        for q, k in zip(terms.tolist(), draws.tolist(), strict=True):
+            seen += k * self.term_values(index, q)
+            absent += k * self.against(index, index.F[:, [q]].toarray().ravel(), q)
+        return {"seen": seen / max(len(drawn), 1), "absent": absent / max(len(drawn), 1)}
 
     def prior(self, index: PhenotypeIndex) -> np.ndarray:
         """ln(1 + cohort patients) × :data:`PRIOR_WEIGHT`: diseases described in published
