@@ -1,0 +1,82 @@
+"""Benchmark: how fast the embedded engine hands out one relationship type's edges, over Bolt
+(the path every export takes) and over ArcadeDB's own SQL on its HTTP API (engine-side reads).
+
+The exports of issue 27 (KGX, ML) read edges through the driver, one type per query; their rate
+cannot exceed what the engine serves that way. This prints rows/s for the same edges read three
+ways, so the ceiling of each road is a number, not a guess:
+
+* Bolt: the ML export's Cypher (``cypher/ml_edges.cypher``: ends' ids, type, id, source);
+* SQL, ids: ``SELECT @out.id, @in.id, id, source FROM <type>`` over HTTP (one JSON reply);
+* SQL, record ids: ``SELECT @out, @in, id, source FROM <type>`` (ends as the engine's record
+  ids, which an exporter would map to node ids from one node scan).
+
+    python benchmarks/bench_engine_read.py [--type HAS_PHENOTYPE]
+
+Runs against the embedded graph the environment points at (``BIOKG_HOME``), engine running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import time
+import urllib.request
+
+from biokg import cypher
+from biokg.schema import load_schema
+from biokg.settings import Settings
+from biokg.store import GraphStore, embedded
+
+
+def sql_rows(settings: Settings, command: str) -> list[dict]:
+    """Rows of one SQL query over the running engine's HTTP API (the whole reply at once)."""
+    info = embedded.running_server(settings)
+    if info is None:
+        raise SystemExit("no embedded engine is running for this BIOKG_HOME: biokg db start")
+    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
+    request = urllib.request.Request(
+        f"{info.http_url}/api/v1/query/{settings.database_name}",
+        data=json.dumps({"language": "sql", "command": command, "limit": -1}).encode(),
+        headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=3600) as reply:
+        return json.loads(reply.read())["result"]
+
+
+def timed(label: str, read, baseline: float | None = None) -> float:
+    started = time.perf_counter()
+    rows = read()
+    seconds = time.perf_counter() - started
+    rate = rows / seconds if seconds else 0.0
+    ratio = f"  ({rate / baseline:.1f}x Bolt)" if baseline else ""
+    print(f"{label:<18} {rows:>10,} rows {seconds:7.1f} s {rate:>10,.0f} rows/s{ratio}")
+    return rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--type", default="HAS_PHENOTYPE", help="a relationship type of schema/")
+    rel = parser.parse_args().type
+    if rel not in load_schema().types:
+        parser.error(f"{rel} is not a relationship type of schema/")
+    settings = Settings.from_env()
+    query = cypher.load("ml_edges").replace("-[r]->", f"-[r:{rel}]->", 1)
+    with GraphStore.connect(settings) as store:
+        bolt = timed(
+            "Bolt (Cypher)", lambda: sum(1 for _ in store.stream(query, {"sources": None}))
+        )
+    timed(
+        "SQL, end ids",
+        lambda: len(sql_rows(settings, f"SELECT @out.id AS s, @in.id AS o, id, source FROM {rel}")),
+        bolt,
+    )
+    timed(
+        "SQL, record ids",
+        lambda: len(sql_rows(settings, f"SELECT @out AS s, @in AS o, id, source FROM {rel}")),
+        bolt,
+    )
+
+
+if __name__ == "__main__":
+    main()
