@@ -20,16 +20,15 @@ runner = CliRunner()
 
 
 def test_build_then_status_json_reports_go_counts(
-    store: GraphStore,
-    settings: Settings,
-    tmp_path: Path,
-    test_data_cache: Path,
+    own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
 ) -> None:
+    """On a graph of its own: a small source built onto the session graph's full HPO release
+    pays for scans of the whole graph, and changes the loads the later tests read."""
+    settings = own_graph_settings
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
     built = runner.invoke(
         app,
-        # --no-embed: the shared session graph may hold full HPO by now (see test_embed_cli.py)
         ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample", "--no-embed"],
         env=settings_env(settings),
     )
@@ -41,9 +40,10 @@ def test_build_then_status_json_reports_go_counts(
     go_edges = {
         r["type"]: r["count"] for r in summary["relationships"] if r["source"] == "infores:go"
     }
-    graph = store.read(
-        "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
-    )
+    with GraphStore.connect(settings) as store:
+        graph = store.read(
+            "MATCH ()-[e:ANNOTATED_WITH]->() WHERE e.source = 'infores:go' RETURN count(e) AS n"
+        )
     assert go_edges["ANNOTATED_WITH"] == graph[0]["n"] > 0
     assert summary["edges_missing_provenance"] == 0
     current = [v for v in summary["sources"] if v["source"] == "infores:go" and v["current"]]
