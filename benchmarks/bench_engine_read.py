@@ -2,10 +2,11 @@
 (the path every export takes) and over ArcadeDB's own SQL on its HTTP API (engine-side reads).
 
 The exports of issue 27 (KGX, ML) read edges through the driver, one type per query; their rate
-cannot exceed what the engine serves that way. This prints rows/s for the same edges read three
+cannot exceed what the engine serves that way. This prints rows/s for the same edges read four
 ways, so the ceiling of each road is a number, not a guess:
 
-* Bolt: the ML export's Cypher (``cypher/ml_edges.cypher``: ends' ids, type, id, source);
+* Bolt: the ML export's Cypher (``cypher/ml_edges.cypher``: ends' ids, type, id, source),
+  then the edges' own ids alone (what a row costs over Bolt, whatever it carries);
 * SQL, ids: ``SELECT @out.id, @in.id, id, source FROM <type>`` over HTTP (one JSON reply);
 * SQL, record ids: ``SELECT @out, @in, id, source FROM <type>`` (ends as the engine's record
   ids, which an exporter would map to node ids from one node scan).
@@ -62,10 +63,12 @@ def main() -> None:
         parser.error(f"{rel} is not a relationship type of schema/")
     settings = Settings.from_env()
     query = cypher.load("ml_edges").replace("-[r]->", f"-[r:{rel}]->", 1)
+    only_ids = f"MATCH (:Entity)-[r:{rel}]->(:Entity) RETURN r.id AS id"
     with GraphStore.connect(settings) as store:
         bolt = timed(
             "Bolt (Cypher)", lambda: sum(1 for _ in store.stream(query, {"sources": None}))
         )
+        timed("Bolt, edge ids", lambda: sum(1 for _ in store.stream(only_ids, {})), bolt)
     timed(
         "SQL, end ids",
         lambda: len(sql_rows(settings, f"SELECT @out.id AS s, @in.id AS o, id, source FROM {rel}")),
