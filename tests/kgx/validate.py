@@ -1,9 +1,10 @@
 """Validate a ``biokg export kgx`` folder with the kgx tool's own Validator, offline.
 
 Run with the kgx environment's Python (``scripts/venv.sh kgx``), not the project's:
-``python tests/kgx/validate.py jsonl|tsv DIR [DIR ...]``. Prints one JSON object: for each
-folder, the errors kgx reports, by level, error type and message, with how many records each
-covers (one process for several folders: importing kgx and reading the model takes seconds).
+``python tests/kgx/validate.py DIR [DIR ...]``, each folder's format read from its files
+(``nodes.jsonl`` or ``nodes.tsv``). Prints one JSON object: for each folder, the errors kgx
+reports, by level, error type and message, with how many records each covers (one process for
+every folder: importing kgx and reading the model takes seconds).
 
 kgx 2.6.0 downloads the Biolink Model and its JSON-LD context at import time; offline, bmt's
 ``Toolkit`` is pointed at the ``biolink-model`` package's YAML (4.4.6, the release schema/
@@ -43,8 +44,9 @@ def context(folder: Path) -> dict[str, str]:
     return prefixes
 
 
-def validate(folder: Path, fmt: str) -> list[dict[str, object]]:
+def validate(folder: Path) -> list[dict[str, object]]:
     """kgx's errors for the folder's nodes and edges files."""
+    [fmt] = [f for f in ("jsonl", "tsv") if (folder / f"nodes.{f}").is_file()]
     for name in kgx.config.get_config()["jsonld-context"]:
         kgx.config.jsonld_context_map[name] = context(folder)
     validator = Validator()
@@ -68,5 +70,4 @@ def validate(folder: Path, fmt: str) -> list[dict[str, object]]:
 
 
 if __name__ == "__main__":
-    fmt, folders = sys.argv[1], sys.argv[2:]
-    print(json.dumps({folder: validate(Path(folder), fmt) for folder in folders}))
+    print(json.dumps({folder: validate(Path(folder)) for folder in sys.argv[1:]}))
