@@ -2,14 +2,16 @@
 (the path every export takes) and over ArcadeDB's own SQL on its HTTP API (engine-side reads).
 
 The exports of issue 27 (KGX, ML) read edges through the driver, one type per query; their rate
-cannot exceed what the engine serves that way. This prints rows/s for the same edges read four
+cannot exceed what the engine serves that way. This prints rows/s for the same edges read five
 ways, so the ceiling of each road is a number, not a guess:
 
 * Bolt: the ML export's Cypher (``cypher/ml_edges.cypher``: ends' ids, type, id, source),
   then the edges' own ids alone (what a row costs over Bolt, whatever it carries);
 * SQL, ids: ``SELECT @out.id, @in.id, id, source FROM <type>`` over HTTP (one JSON reply);
 * SQL, record ids: ``SELECT @out, @in, id, source FROM <type>`` (ends as the engine's record
-  ids, which an exporter would map to node ids from one node scan).
+  ids, which an exporter would map to node ids from one node scan);
+* the same paged by record id (``WHERE @rid > <last> ORDER BY @rid LIMIT 50000``), as a
+  streaming exporter would read it, then that node scan (``SELECT @rid, id FROM Entity``).
 
     python benchmarks/bench_engine_read.py [--type HAS_PHENOTYPE]
 
@@ -43,6 +45,21 @@ def sql_rows(settings: Settings, command: str) -> list[dict]:
     )
     with urllib.request.urlopen(request, timeout=3600) as reply:
         return json.loads(reply.read())["result"]
+
+
+def paged_rows(settings: Settings, rel: str, page: int = 50_000) -> int:
+    """How many edges of ``rel`` a record-id-paged read returns (each row once)."""
+    count, last = 0, None
+    while True:
+        after = f"WHERE @rid > {last} " if last else ""
+        rows = sql_rows(
+            settings,
+            f"SELECT @rid AS rid, @out AS s, @in AS o, id, source FROM {rel} {after}"
+            f"ORDER BY @rid LIMIT {page}",
+        )
+        if not rows:
+            return count
+        count, last = count + len(rows), rows[-1]["rid"]
 
 
 def timed(label: str, read, baseline: float | None = None) -> float:
@@ -79,6 +96,8 @@ def main() -> None:
         lambda: len(sql_rows(settings, f"SELECT @out AS s, @in AS o, id, source FROM {rel}")),
         bolt,
     )
+    timed("SQL, paged", lambda: paged_rows(settings, rel), bolt)
+    timed("SQL, node scan", lambda: len(sql_rows(settings, "SELECT @rid AS rid, id FROM Entity")))
 
 
 if __name__ == "__main__":
