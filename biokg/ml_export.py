@@ -126,9 +126,9 @@ def export_ml(
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".ml-parts-") as scratch:
         parts = Path(scratch)
-        index = _write_node_parts(store, schema, parts / "nodes", report)
+        index, handles = _write_node_parts(store, schema, parts / "nodes", report)
         twins, groups = _clusters(store, index)
-        _write_edge_parts(store, index, parts / "edges", report)
+        _write_edge_parts(store, index, handles, parts / "edges", report)
         clusters = pl.DataFrame(
             {"node_idx": np.arange(len(index)), "twin_cluster": twins, "leak_group": groups}
         )
@@ -157,16 +157,21 @@ def export_ml(
 
 def _write_node_parts(
     store: GraphStore, schema: GraphSchema, folder: Path, report: MlReport
-) -> dict[str, int]:
-    """Nodes one label per query, in parquet parts; the id → ``node_idx`` map."""
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Nodes one label per query, in parquet parts; the id → ``node_idx`` map, and the element
+    id → ``node_idx`` map when edges are read with their ends as element ids
+    (:meth:`GraphStore.scan_edges`; empty otherwise)."""
     folder.mkdir()
     index: dict[str, int] = {}
+    handles: dict[str, int] = {}
     for label in sorted(schema.labels):  # declared labels, so safe to name in Cypher
         query = cypher.load("ml_nodes").replace("{label}", label)
         for batch in chunks(store.stream(query), BATCH_ROWS):
             start = len(index)
             for offset, row in enumerate(batch):
                 index[row["id"]] = start + offset
+                if store.bulk_edges:
+                    handles[row["handle"]] = start + offset
             frame = pl.DataFrame(
                 {
                     "node_idx": range(start, start + len(batch)),
@@ -181,7 +186,7 @@ def _write_node_parts(
             report.labels[label] += len(batch)
             report.embedded += len(batch) - frame["embedding"].null_count()
     report.nodes = len(index)
-    return index
+    return index, handles
 
 
 def _vector(value: list[float] | None) -> list[float] | None:
@@ -220,18 +225,26 @@ def _roots(parent: np.ndarray) -> np.ndarray:
 
 
 def _write_edge_parts(
-    store: GraphStore, index: dict[str, int], folder: Path, report: MlReport
+    store: GraphStore,
+    index: dict[str, int],
+    handles: dict[str, int],
+    folder: Path,
+    report: MlReport,
 ) -> None:
-    """Edges one type per query (read ahead by a worker thread), in parquet parts."""
+    """Edges one type per query (read ahead by a worker thread), in parquet parts: over the
+    driver, or on the embedded engine with its own SQL (:func:`scanned_edges`)."""
     folder.mkdir()
-    rows: Iterator[dict[str, Any]] = prefetched(edges_by_type(store, None, query="ml_edges"))
+    if store.bulk_edges:
+        rows, ends = prefetched(scanned_edges(store)), handles
+    else:
+        rows, ends = prefetched(edges_by_type(store, None, query="ml_edges")), index
     for batch in chunks(rows, BATCH_ROWS):
         start = report.edges
         frame = pl.DataFrame(
             {
                 "edge_idx": range(start, start + len(batch)),
-                "src": [index[r["subject"]] for r in batch],
-                "dst": [index[r["object"]] for r in batch],
+                "src": [ends[r["subject"]] for r in batch],
+                "dst": [ends[r["object"]] for r in batch],
                 "type": [r["type"] for r in batch],
                 "source": [r["source"] for r in batch],
                 "id": [r["id"] for r in batch],
@@ -241,6 +254,21 @@ def _write_edge_parts(
         frame.write_parquet(folder / f"{start:012d}.parquet")
         report.edges += len(batch)
         report.types.update(frame["type"].to_list())
+
+
+def scanned_edges(store: GraphStore) -> Iterator[dict[str, Any]]:
+    """Every edge of every type the graph holds, as :func:`edges_by_type` gives them but with
+    the ends as element ids, read with :meth:`GraphStore.scan_edges` (the embedded engine's
+    SQL, 4-6 times the rows per second of Cypher over Bolt)."""
+    for rel in sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types"))):
+        for row in store.scan_edges(rel):
+            yield {
+                "subject": row["out"],
+                "object": row["in"],
+                "type": rel,
+                "id": row["id"],
+                "source": row["source"],
+            }
 
 
 def _split(

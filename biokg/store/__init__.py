@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 READ_TIMEOUT_S = 30.0
+#: Rows a page of :meth:`GraphStore.scan_edges` holds (one JSON reply, ~8 MB).
+SCAN_PAGE_ROWS = 50_000
 #: How much longer than its timeout the client waits for a generated query before it gives up
 #: (the engine's own stop, at the same timeout, normally answers first).
 ABANDON_GRACE_S = 0.5
@@ -321,6 +323,31 @@ class GraphStore:
         rows = self.read(query, timeout_s=READ_TIMEOUT_S * 10)
         return {row["id"]: row["handle"] for row in rows}
 
+    def scan_edges(self, rel_type: str, page: int = SCAN_PAGE_ROWS) -> Iterator[dict[str, Any]]:
+        """Every ``rel_type`` edge as ``{"out", "in", "id", "source"}`` (ends as the engine's
+        record ids, as :meth:`node_handles` gives them), read with ArcadeDB's SQL in pages by
+        record id: 4-6 times the rows per second of the same read over Bolt
+        (``benchmarks/bench_engine_read.py``). ``rel_type`` must be a schema/ type (it is
+        substituted).
+
+        Raises:
+            StoreError: the engine has no HTTP API (Neo4j), or refused the query.
+        """
+        last = None
+        while True:
+            after = f"WHERE @rid > {last} " if last else ""
+            command = (
+                f"SELECT @rid AS rid, @out AS out, @in AS in, id, source FROM `{rel_type}` "
+                f"{after}ORDER BY @rid LIMIT {page}"
+            )
+            body = json.dumps({"language": "sql", "command": command}).encode()
+            reply = self._post("query", body, "application/json", what=repr(command), write=False)
+            rows = json.loads(reply)["result"]
+            yield from rows
+            if len(rows) < page:
+                return
+            last = rows[-1]["rid"]
+
     def create_edges_bulk(self, ndjson: bytes) -> int:
         """Create the edges of one NDJSON payload (``@type: edge``, ``@class``, ``@from`` and
         ``@to`` as record ids from :meth:`node_handles`, then properties) in the engine's batch
@@ -328,11 +355,13 @@ class GraphStore:
         reply = self._post("batch", ndjson, "application/x-ndjson", what="a bulk edge load")
         return int(json.loads(reply)["edgesCreated"])
 
-    def _post(self, endpoint: str, body: bytes, content_type: str, *, what: str) -> bytes:
+    def _post(
+        self, endpoint: str, body: bytes, content_type: str, *, what: str, write: bool = True
+    ) -> bytes:
         if self._http is None:
             raise StoreError(f"{self.dialect.name} has no HTTP API for {what}")
         base, auth = self._http
-        self.writes += 1
+        self.writes += write
         request = urllib.request.Request(
             f"{base}/api/v1/{endpoint}/{self.database}",
             data=body,

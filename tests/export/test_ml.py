@@ -16,7 +16,8 @@ from biokg.embedding.static import StaticEmbedder
 from biokg.errors import AgentInputError
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ml_export import TARGET_TYPES, export_ml, has_pyg
+from biokg.ml_export import TARGET_TYPES, export_ml, has_pyg, scanned_edges
+from biokg.rdf_export import edges_by_type
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 
@@ -170,3 +171,27 @@ def test_an_unknown_split_is_refused(agent_graph: GraphStore, tmp_path: Path) ->
         export_ml(agent_graph, load_schema(), tmp_path, split="temporal")  # type: ignore[arg-type]
     with pytest.raises(AgentInputError, match="--test"):
         export_ml(agent_graph, load_schema(), tmp_path, test_fraction=0.9, valid_fraction=0.2)
+
+
+def test_the_embedded_engines_sql_road_reads_the_edges_cypher_reads(
+    agent_graph: GraphStore,
+) -> None:
+    """The ML export reads the embedded engine's edges with its SQL, paged by record id, ends as
+    element ids: the same edges, every one once, as the Cypher every engine answers."""
+    assert agent_graph.bulk_edges  # the embedded engine: the export takes this road
+    handle_ids = {
+        handle: node
+        for label in load_schema().labels
+        for node, handle in agent_graph.node_handles(label).items()
+    }
+    fields = ("type", "id", "source")
+    sql = sorted(
+        (handle_ids[r["subject"]], handle_ids[r["object"]], *(r[f] for f in fields))
+        for r in scanned_edges(agent_graph)
+    )
+    bolt = sorted(
+        (r["subject"], r["object"], *(r[f] for f in fields))
+        for r in edges_by_type(agent_graph, None, query="ml_edges")
+    )
+    assert len(sql) > 100_000  # several pages of one type (50,000 rows a page)
+    assert sql == bolt
