@@ -21,10 +21,10 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -52,39 +52,30 @@ class Annotation:
     source_record: str
 
 
-class Profiles(Sequence[list[Annotation]]):
+class Profiles:
     """Each disease's annotations, held as columns (one entry per HPOA line, ~260,000 for the
     full release) and made into :class:`Annotation` objects only for the diseases a ranking
     explains: building them all took most of the index's build time."""
 
-    def __init__(self, columns: pl.DataFrame, n_diseases: int) -> None:
-        ordered = columns.sort("d", maintain_order=True)
+    def __init__(self, rows: pl.DataFrame, n_diseases: int) -> None:
+        """``rows``: columns ``d`` (disease index), ``t`` (term index), ``f`` (frequency) and
+        the citation's (``disease``, ``edge``, ``source``, ``source_record``)."""
+        ordered = rows.sort("d", maintain_order=True)
         self.d = ordered["d"].to_numpy()
         self.term = ordered["t"].to_numpy()
         self.frequency = ordered["f"].to_numpy()
         self._text = ordered.select("disease", "edge", "source", "source_record")
         self._starts = np.searchsorted(self.d, np.arange(n_diseases + 1))
 
-    @classmethod
-    def of(cls, rows: pl.DataFrame, n_diseases: int) -> Profiles:
-        """The profiles of ``rows`` (columns ``d``, ``t``, ``f`` and the citation's)."""
-        return cls(
-            rows.select("d", "t", "f", "disease", "edge", "source", "source_record"), n_diseases
-        )
-
     def __len__(self) -> int:
         return len(self._starts) - 1
 
-    @overload
-    def __getitem__(self, d: int) -> list[Annotation]: ...
-    @overload
-    def __getitem__(self, d: slice) -> list[list[Annotation]]: ...
-    def __getitem__(self, d: int | slice) -> list[Annotation] | list[list[Annotation]]:
-        if isinstance(d, slice):
-            return [self[i] for i in range(*d.indices(len(self)))]
-        if not -len(self) <= d < len(self):
-            raise IndexError(d)
-        start, stop = self._starts[d % len(self)], self._starts[d % len(self) + 1]
+    def __iter__(self) -> Iterator[list[Annotation]]:
+        return (self[d] for d in range(len(self)))
+
+    def __getitem__(self, d: int) -> list[Annotation]:
+        """Disease ``d``'s annotations, in the rows' order."""
+        start, stop = self._starts[d], self._starts[d + 1]
         text = self._text.slice(start, stop - start).iter_rows()
         return [
             Annotation(disease, int(t), float(f), edge, source, record)
@@ -199,8 +190,8 @@ def build_index(
         .alias("f"),
     )
     present = ~pl.col("negated") & (pl.col("f") > 0)
-    profiles = Profiles.of(rows.filter(present), len(diseases))
-    absent = Profiles.of(rows.filter(~present), len(diseases))
+    profiles = Profiles(rows.filter(present), len(diseases))
+    absent = Profiles(rows.filter(~present), len(diseases))
     F = _propagated(profiles, closures, len(ids))
     counts = np.asarray((F > 0).sum(axis=0)).ravel()
     n = max(len(diseases), 1)
