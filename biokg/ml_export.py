@@ -164,13 +164,14 @@ def _write_node_parts(
     folder.mkdir()
     index: dict[str, int] = {}
     handles: dict[str, int] = {}
+    by_handle = store.bulk_edges  # the edges will be read with ends as element ids
     for label in sorted(schema.labels):  # declared labels, so safe to name in Cypher
         query = cypher.load("ml_nodes").replace("{label}", label)
         for batch in chunks(store.stream(query), BATCH_ROWS):
             start = len(index)
             for offset, row in enumerate(batch):
                 index[row["id"]] = start + offset
-                if store.bulk_edges:
+                if by_handle:
                     handles[row["handle"]] = start + offset
             frame = pl.DataFrame(
                 {

@@ -327,8 +327,8 @@ class GraphStore:
         """Every ``rel_type`` edge as ``{"out", "in", "id", "source"}`` (ends as the engine's
         record ids, as :meth:`node_handles` gives them), read with ArcadeDB's SQL in pages by
         record id: 4-6 times the rows per second of the same read over Bolt
-        (``benchmarks/bench_engine_read.py``). ``rel_type`` must be a schema/ type (it is
-        substituted).
+        (``benchmarks/bench_engine_read.py``). ``rel_type`` is substituted: a type name the
+        engine reported (``db.relationshipTypes()``) or schema/ declares.
 
         Raises:
             StoreError: the engine has no HTTP API (Neo4j), or refused the query.
@@ -361,7 +361,8 @@ class GraphStore:
         if self._http is None:
             raise StoreError(f"{self.dialect.name} has no HTTP API for {what}")
         base, auth = self._http
-        self.writes += write
+        if write:
+            self.writes += 1
         request = urllib.request.Request(
             f"{base}/api/v1/{endpoint}/{self.database}",
             data=body,
