@@ -31,9 +31,9 @@ from typing import Any
 from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.kgx_export import EDGE_SLOTS, NODE_FIELDS, graph_curie, graph_spelling
-from biokg.rdf import chunks
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore, constraint_statements
+from biokg.streams import chunks
 
 BATCH_ROWS = 5_000
 #: Edge fields the export derives or names the edge by; not stored as properties.

@@ -47,10 +47,10 @@ import polars as pl
 from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.files import atomic_path
-from biokg.rdf import chunks
-from biokg.rdf_export import edges_by_type, prefetched, releases
+from biokg.rdf_export import edges_by_type, relationship_types, releases
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
+from biokg.streams import chunks, read_ahead
 
 SplitKind = Literal["disease", "random"]
 SPLITS = ("disease", "random")
@@ -236,9 +236,9 @@ def _write_edge_parts(
     driver, or on the embedded engine with its own SQL (:func:`scanned_edges`)."""
     folder.mkdir()
     if store.bulk_edges:
-        rows, ends = prefetched(scanned_edges(store)), handles
+        rows, ends = read_ahead(scanned_edges(store)), handles
     else:
-        rows, ends = prefetched(edges_by_type(store, None, query="ml_edges")), index
+        rows, ends = read_ahead(edges_by_type(store, None, query="ml_edges")), index
     for batch in chunks(rows, BATCH_ROWS):
         start = report.edges
         frame = pl.DataFrame(
@@ -261,7 +261,7 @@ def scanned_edges(store: GraphStore) -> Iterator[dict[str, Any]]:
     """Every edge of every type the graph holds, as :func:`edges_by_type` gives them but with
     the ends as element ids, read with :meth:`GraphStore.scan_edges` (the embedded engine's
     SQL, 4-6 times the rows per second of Cypher over Bolt)."""
-    for rel in sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types"))):
+    for rel in relationship_types(store):
         for row in store.scan_edges(rel):
             yield {
                 "subject": row["out"],

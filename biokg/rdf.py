@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -250,18 +249,6 @@ def _curie_term(curie: str) -> str:
     if prefix != "biolink":
         raise ValueError(f"{curie!r} is not a Biolink term")
     return _t(BIOLINK[local])
-
-
-def chunks(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    """``rows`` in lists of ``size`` (the last may be shorter)."""
-    batch: list[dict[str, Any]] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def answer_graph(answer: Answer, schema: GraphSchema) -> Graph:

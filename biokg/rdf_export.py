@@ -10,9 +10,7 @@ written, and only the nodes they touch (and the seed).
 from __future__ import annotations
 
 import json
-import queue
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +20,10 @@ from biokg import cypher
 from biokg.errors import AgentInputError, EntityNotFoundError
 from biokg.files import atomic_path
 from biokg.ingest.sources import SOURCES
-from biokg.rdf import RdfWriter, Triple, chunks
+from biokg.rdf import RdfWriter, Triple
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
+from biokg.streams import chunks, read_ahead
 
 RdfFormat = Literal["nquads", "trig"]
 FORMATS = ("nquads", "trig")
@@ -91,7 +90,7 @@ def export_rdf(
     truncated = False
     touched: set[str] = {seed} if seed else set()  # the ends of the edges written
     if seed is None:
-        edges: Iterator[dict[str, Any]] = prefetched(edges_by_type(store, sources))
+        edges: Iterator[dict[str, Any]] = read_ahead(edges_by_type(store, sources))
         nodes: Iterator[dict[str, Any]] = (
             spooled(store.stream(cypher.load("rdf_nodes")))
             if sources is None
@@ -150,13 +149,18 @@ def edges_by_type(
     """Every edge row, one relationship type per query: each engine command stays short (the
     embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
     the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters)."""
-    types = sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
+    types = relationship_types(store)
     if sources is not None and (written := types_written(store, sources)) is not None:
         types = [rel for rel in types if rel in written]
     template = cypher.load(query)
     for rel in types:  # a type name the engine reported, quoted as a name
         query = template.replace("-[r]->", f"-[r:`{rel.replace('`', '``')}`]->", 1)
         yield from store.stream(query, {"sources": sources})
+
+
+def relationship_types(store: GraphStore) -> list[str]:
+    """The relationship types the graph holds, sorted (each export reads one type per query)."""
+    return sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
 
 
 def types_written(store: GraphStore, sources: list[str]) -> set[str] | None:
@@ -172,30 +176,6 @@ def types_written(store: GraphStore, sources: list[str]) -> set[str] | None:
             if kind == "edges" and count:
                 written.add(rel)
     return written
-
-
-def prefetched(rows: Iterator[dict[str, Any]], depth: int = 40) -> Iterator[dict[str, Any]]:
-    """``rows`` read by a worker thread up to ``depth`` batches ahead: the engine and the
-    driver's decoding run while this thread writes RDF (two cores instead of one in turn).
-
-    Raises:
-        StoreError: whatever the reading raised, here in the caller's thread.
-    """
-    batches: queue.Queue[list[dict[str, Any]] | BaseException | None] = queue.Queue(depth)
-
-    def read() -> None:
-        try:
-            for batch in chunks(rows, BATCH_ROWS):
-                batches.put(batch)
-            batches.put(None)
-        except Exception as err:  # handed to the writing thread
-            batches.put(err)
-
-    threading.Thread(target=read, name="biokg-rdf-reader", daemon=True).start()
-    while (item := batches.get()) is not None:
-        if isinstance(item, BaseException):
-            raise item
-        yield from item
 
 
 def spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -14,11 +14,12 @@ import logging
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import neo4j
+import orjson
 from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
@@ -32,6 +33,7 @@ from biokg.schema import GraphSchema
 from biokg.settings import Settings
 from biokg.store import embedded
 from biokg.store.dialect import ARCADEDB, NEO4J, Dialect, IndexStatement
+from biokg.streams import read_ahead
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -39,6 +41,8 @@ T = TypeVar("T")
 READ_TIMEOUT_S = 30.0
 #: Rows a page of :meth:`GraphStore.scan_edges` holds (one JSON reply, ~8 MB).
 SCAN_PAGE_ROWS = 50_000
+#: How ArcadeDB names the type of a node with several labels (``Disease~Entity``).
+MULTI_LABEL_SEPARATOR = "~"
 #: How much longer than its timeout the client waits for a generated query before it gives up
 #: (the engine's own stop, at the same timeout, normally answers first).
 ABANDON_GRACE_S = 0.5
@@ -323,30 +327,58 @@ class GraphStore:
         rows = self.read(query, timeout_s=READ_TIMEOUT_S * 10)
         return {row["id"]: row["handle"] for row in rows}
 
-    def scan_edges(self, rel_type: str, page: int = SCAN_PAGE_ROWS) -> Iterator[dict[str, Any]]:
-        """Every ``rel_type`` edge as ``{"out", "in", "id", "source"}`` (ends as the engine's
-        record ids, as :meth:`node_handles` gives them), read with ArcadeDB's SQL in pages by
-        record id: 4-6 times the rows per second of the same read over Bolt
-        (``benchmarks/bench_engine_read.py``). ``rel_type`` is substituted: a type name the
-        engine reported (``db.relationshipTypes()``) or schema/ declares.
+    def scan_edges(
+        self,
+        rel_type: str,
+        columns: Sequence[str] = ("id", "source"),
+        *,
+        page: int = SCAN_PAGE_ROWS,
+    ) -> Iterator[dict[str, Any]]:
+        """Every ``rel_type`` edge as ``{"out", "in", *columns}`` (ends as the engine's record
+        ids, as :meth:`node_handles` and :meth:`scan_nodes` give them; a property the edge does
+        not hold is None), read with ArcadeDB's SQL in pages by record id: 4-6 times the rows
+        per second of the same read over Bolt (``benchmarks/bench_engine_read.py``).
+        ``rel_type`` and ``columns`` are substituted: a type name the engine reported
+        (``db.relationshipTypes()``) or schema/ declares, and property names schema/ declares.
 
         Raises:
             StoreError: the engine has no HTTP API (Neo4j), or refused the query.
         """
+        ends = ["@out AS `out`", "@in AS `in`"]
+        yield from self._scan(rel_type, [*ends, *_sql_names(columns)], page)
+
+    def scan_nodes(
+        self, label: str, columns: Sequence[str], *, page: int = SCAN_PAGE_ROWS
+    ) -> Iterator[dict[str, Any]]:
+        """Every ``label`` node as ``{"rid", "labels", *columns}``: its record id (what
+        :meth:`scan_edges` gives as an edge's ends), its labels, and the properties named (None
+        where the node has none); read as :meth:`scan_edges` reads edges."""
+        for row in self._scan(label, ["@type AS `type`", *_sql_names(columns)], page):
+            row["labels"] = row.pop("type").split(MULTI_LABEL_SEPARATOR)
+            yield row
+
+    def _scan(self, type_name: str, projection: list[str], page: int) -> Iterator[dict[str, Any]]:
+        """The records of one type with ``projection`` and ``rid``, one SQL query per page of
+        ``page`` records, each page after the last record id of the one before. The next page
+        is asked for while the caller reads this one (its record id found in the reply's text,
+        :func:`_last_rid`), so the engine and the caller work at once."""
+        for reply in read_ahead(self._scan_replies(type_name, projection, page), batch=1, depth=2):
+            yield from orjson.loads(reply)["result"]
+
+    def _scan_replies(self, type_name: str, projection: list[str], page: int) -> Iterator[bytes]:
         last = None
         while True:
             after = f"WHERE @rid > {last} " if last else ""
             command = (
-                f"SELECT @rid AS rid, @out AS out, @in AS in, id, source FROM `{rel_type}` "
+                f"SELECT @rid AS rid, {', '.join(projection)} FROM `{type_name}` "
                 f"{after}ORDER BY @rid LIMIT {page}"
             )
             body = json.dumps({"language": "sql", "command": command}).encode()
             reply = self._post("query", body, "application/json", what=repr(command), write=False)
-            rows = json.loads(reply)["result"]
-            yield from rows
-            if len(rows) < page:
+            yield reply
+            last = _last_rid(reply)
+            if last is None:  # an empty page: past the last record
                 return
-            last = rows[-1]["rid"]
 
     def create_edges_bulk(self, ndjson: bytes) -> int:
         """Create the edges of one NDJSON payload (``@type: edge``, ``@class``, ``@from`` and
@@ -392,6 +424,25 @@ def _warn_on_looser_limit(info: embedded.ServerInfo, settings: Settings) -> None
             wanted,
             wanted,
         )
+
+
+def _last_rid(reply: bytes) -> str | None:
+    """The record id of a scan page's last row, read from the reply's text without parsing it:
+    each row is an object whose first key is ``rid`` (:meth:`GraphStore._scan` projects it
+    first; a property's string holding the same text would have its quotes escaped)."""
+    at = reply.rfind(_RID_KEY)
+    if at < 0:
+        return None
+    start = at + len(_RID_KEY)
+    return reply[start : reply.index(b'"', start)].decode()
+
+
+_RID_KEY = b'{"rid":"'
+
+
+def _sql_names(names: Sequence[str]) -> list[str]:
+    """Property names quoted for ArcadeDB's SQL (``references`` and others are keywords)."""
+    return [f"`{name}`" for name in names]
 
 
 def _first_line(what: str) -> str:

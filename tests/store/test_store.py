@@ -110,3 +110,36 @@ def test_per_source_folders_come_from_biokg_source_dir_variables(tmp_path) -> No
     settings = Settings.from_env({"BIOKG_OPENFDA_DIR": str(tmp_path), "BIOKG_HOME": "/x"})
     assert settings.source_dir("openfda") == tmp_path
     assert settings.source_dir("hpo") is None
+
+
+def test_sql_scans_read_every_record_once_across_pages(own_graph_settings: Settings) -> None:
+    """The embedded engine's paged SQL scans (the exports' fast road): every node and edge once
+    over many pages, properties as stored (a missing one None, a value holding the text the page
+    boundary is found by left alone), ends as the nodes' record ids; a scan abandoned half-way
+    stops its reader."""
+    tricky = 'a note quoting {"rid":"#1:2"} as text'
+    with GraphStore.connect(own_graph_settings) as graph:
+        graph.write(
+            "UNWIND range(1, 11) AS i "
+            "CREATE (d:Entity:Disease {id: 'OMIM:' + toString(600000 + i), name: 'disease ' + i}) "
+            "CREATE (p:Entity:Phenotype {id: 'HP:' + toString(9000000 + i)}) "
+            "CREATE (d)-[:HAS_PHENOTYPE {id: 'e' + i, source: 'infores:hpo-annotations', "
+            "evidence: ['PCS'], frequency: CASE WHEN i % 2 = 0 THEN $tricky END}]->(p)",
+            {"tricky": tricky},
+        )
+        nodes = list(graph.scan_nodes("Entity", ["id", "name"], page=3))
+        edges = list(graph.scan_edges("HAS_PHENOTYPE", ["id", "evidence", "frequency"], page=4))
+        half = graph.scan_edges("HAS_PHENOTYPE", ["id"], page=2)
+        assert next(half)["id"].startswith("e")
+        half.close()
+    assert len(nodes) == len({n["rid"] for n in nodes}) == 22
+    ids = {n["rid"]: n["id"] for n in nodes}
+    assert sorted(n["labels"] for n in nodes)[0] == ["Disease", "Entity"]
+    assert {n["name"] for n in nodes if n["id"] == "OMIM:600003"} == {"disease 3"}
+    assert sorted(e["id"] for e in edges) == sorted(f"e{i}" for i in range(1, 12))
+    for edge in edges:
+        number = int(edge["id"][1:])
+        assert ids[edge["out"]] == f"OMIM:{600000 + number}"
+        assert ids[edge["in"]] == f"HP:{9000000 + number}"
+        assert edge["evidence"] == ["PCS"]
+        assert edge["frequency"] == (tricky if number % 2 == 0 else None)
