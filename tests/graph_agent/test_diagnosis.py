@@ -43,16 +43,17 @@ def test_a_child_term_meets_its_parents_annotation_with_the_parents_ic(
     (evidence,) = entry.evidence
     assert (evidence.ancestor, evidence.disease_term) == (SEIZURE, SEIZURE)
     # the ancestor's IC, counted here from the graph: diseases annotated at or below Seizure
+    # (walked from Seizure itself: one scan with a list test per edge took 17-19 s)
     below = agent_graph.read(
-        "MATCH (p:Phenotype)-[:IS_A*0..20]->(:Phenotype {id: $id}) RETURN collect(p.id) AS ids",
+        "MATCH (:Phenotype {id: $id})<-[:IS_A*0..20]-(:Phenotype)<-[r:HAS_PHENOTYPE]-(d:Disease) "
+        "WHERE r.negated = false RETURN count(DISTINCT d) AS n",
         {"id": SEIZURE},
-    )[0]["ids"]
-    counts = agent_graph.read(
-        "MATCH (d:Disease)-[r:HAS_PHENOTYPE]->(p:Phenotype) WHERE r.negated = false "
-        "RETURN count(DISTINCT d) AS all, count(DISTINCT CASE WHEN p.id IN $ids THEN d END) AS n",
-        {"ids": below},
-    )[0]
-    assert evidence.contribution == pytest.approx(-math.log(counts["n"] / counts["all"]), abs=0.02)
+    )[0]["n"]
+    annotated = agent_graph.read(
+        "MATCH (d:Disease)-[r:HAS_PHENOTYPE]->(:Phenotype) WHERE r.negated = false "
+        "RETURN count(DISTINCT d) AS n"
+    )[0]["n"]
+    assert evidence.contribution == pytest.approx(-math.log(below / annotated), abs=0.02)
     assert evidence.contribution > index.ic[index.term_index["HP:0000118"]]
 
 
