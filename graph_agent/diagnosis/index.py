@@ -66,6 +66,8 @@ class Profiles:
         self.frequency = ordered["f"].to_numpy()
         self._text = ordered.select("disease", "edge", "source", "source_record")
         self._starts = np.searchsorted(self.d, np.arange(n_diseases + 1))
+        #: the diseases made into objects so far (a ranking cites each several times)
+        self._made: dict[int, list[Annotation]] = {}
 
     def __len__(self) -> int:
         return len(self._starts) - 1
@@ -74,15 +76,18 @@ class Profiles:
         return (self[d] for d in range(len(self)))
 
     def __getitem__(self, d: int) -> list[Annotation]:
-        """Disease ``d``'s annotations, in the rows' order."""
-        start, stop = self._starts[d], self._starts[d + 1]
-        text = self._text.slice(start, stop - start).iter_rows()
-        return [
-            Annotation(disease, int(t), float(f), edge, source, record)
-            for (disease, edge, source, record), t, f in zip(
-                text, self.term[start:stop], self.frequency[start:stop], strict=True
-            )
-        ]
+        """Disease ``d``'s annotations, in the rows' order (made once, then kept)."""
+        made = self._made.get(d)
+        if made is None:
+            start, stop = self._starts[d], self._starts[d + 1]
+            text = self._text.slice(start, stop - start).iter_rows()
+            made = self._made[d] = [
+                Annotation(disease, int(t), float(f), edge, source, record)
+                for (disease, edge, source, record), t, f in zip(
+                    text, self.term[start:stop], self.frequency[start:stop], strict=True
+                )
+            ]
+        return made
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -84,6 +85,7 @@ class DiagnosisRanker:
         and not scored)."""
         seen, absent, unknown = self._case(observed, excluded)
         scores = self.scorer.score(self.index, seen, absent)
+        prior = self.scorer.prior(self.index)
         order = np.argsort(-scores, kind="stable")
         entries: list[RankedDisease] = []
         done: set[str] = set()
@@ -91,7 +93,8 @@ class DiagnosisRanker:
             if len(entries) >= top:
                 break
             if self.index.diseases[d] not in done:
-                entry = self._entry(int(d), float(scores[d]), seen, absent, len(entries) + 1)
+                rank = len(entries) + 1
+                entry = self._entry(int(d), float(scores[d]), float(prior[d]), seen, absent, rank)
                 done.update(entry.ids)
                 entries.append(entry)
         return Diagnosis(
@@ -115,7 +118,7 @@ class DiagnosisRanker:
         seen, absent, _ = self._case(observed, excluded)
         d = self.index.disease_index[disease]
         score = float(self.scorer.score(self.index, seen, absent)[d])
-        return self._entry(d, score, seen, absent, 0)
+        return self._entry(d, score, float(self.scorer.prior(self.index)[d]), seen, absent, 0)
 
     def _case(
         self, observed: Sequence[str], excluded: Sequence[str]
@@ -127,7 +130,7 @@ class DiagnosisRanker:
         return seen, [x for x in absent if x not in seen], unknown_seen + unknown_absent
 
     def _entry(
-        self, d: int, score: float, seen: list[int], absent: list[int], rank: int
+        self, d: int, score: float, prior: float, seen: list[int], absent: list[int], rank: int
     ) -> RankedDisease:
         disease = self.index.diseases[d]
         matches = self.scorer.explain(self.index, d, seen, absent)
@@ -139,34 +142,31 @@ class DiagnosisRanker:
             score=round(score, 4),
             evidence=[self._evidence(d, m) for m in matches],
             bridge=self.index.bridge_edges.get(disease, []),
-            prior=round(float(self.scorer.prior(self.index)[d]), 4),
+            prior=round(prior, 4),
         )
 
     def _evidence(self, disease: int, match: TermMatch) -> Evidence:
         index = self.index
-        base = Evidence(
-            term=index.terms[match.term],
-            term_name=index.term_names[match.term],
-            excluded=match.excluded,
-            contribution=round(match.value, 4),
-        )
-        if match.ancestor is None:
-            return base
-        note = self._annotation(disease, match)
-        return Evidence(
-            **{
-                **base.__dict__,
-                "ancestor": index.terms[match.ancestor],
-                "ancestor_name": index.term_names[match.ancestor],
-                "disease_term": index.terms[note.term],
-                "disease_term_name": index.term_names[note.term],
-                "disease": note.disease,
-                "frequency": note.frequency,
-                "edge": note.edge,
-                "source": note.source,
-                "source_record": note.source_record,
-            }
-        )
+        fields: dict[str, Any] = {
+            "term": index.terms[match.term],
+            "term_name": index.term_names[match.term],
+            "excluded": match.excluded,
+            "contribution": round(match.value, 4),
+        }
+        if match.ancestor is not None:
+            note = self._annotation(disease, match)
+            fields.update(
+                ancestor=index.terms[match.ancestor],
+                ancestor_name=index.term_names[match.ancestor],
+                disease_term=index.terms[note.term],
+                disease_term_name=index.term_names[note.term],
+                disease=note.disease,
+                frequency=note.frequency,
+                edge=note.edge,
+                source=note.source,
+                source_record=note.source_record,
+            )
+        return Evidence(**fields)
 
     def _annotation(self, disease: int, match: TermMatch) -> Annotation:
         """The disease's annotation through which the term met it: at or below the common
