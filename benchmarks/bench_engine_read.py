@@ -30,7 +30,7 @@ import time
 import urllib.request
 
 from biokg import cypher
-from biokg.kgx_export import edge_properties
+from biokg.kgx_export import exported_properties
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
@@ -106,7 +106,7 @@ def main() -> None:
     rel, schema = parser.parse_args().type, load_schema()
     if rel not in schema.types:
         parser.error(f"{rel} is not a relationship type of schema/")
-    columns = edge_properties(schema, rel)
+    columns = exported_properties(schema, rel)
     settings = Settings.from_env()
     query = cypher.load("ml_edges").replace("-[r]->", f"-[r:{rel}]->", 1)
     only_ids = f"MATCH (:Entity)-[r:{rel}]->(:Entity) RETURN r.id AS id"

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from biokg.kgx_export import FORMATS, edge_properties, export_kgx
+from biokg.kgx_export import FORMATS, export_kgx, exported_properties
 from biokg.ml_export import export_ml, scanned_edges
 from biokg.rdf_export import edges_by_type, relationship_types, source_ids
 from biokg.schema import load_schema
@@ -55,7 +55,7 @@ def main() -> None:
             rows = sum(
                 1
                 for rel in relationship_types(store)
-                for _ in store.scan_edges(rel, edge_properties(schema, rel))
+                for _ in store.scan_edges(rel, exported_properties(schema, rel))
             )
         else:
             rows = sum(1 for _ in edges_by_type(store, sources, query=query))

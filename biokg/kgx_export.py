@@ -298,11 +298,12 @@ def export_kgx(
         ids: dict[str, str] = {}
         _write_nodes(out_dir / f"nodes.{fmt}", fmt, scanned_nodes(store, ids), schema, report)
         records = scanned_edge_records(store, schema, ids)
-        _write_edges(out_dir / f"edges.{fmt}", fmt, records, schema, report, made=True)
+        _write_edges(out_dir / f"edges.{fmt}", fmt, records, schema, report)
     else:
         touched: set[str] | None = None if sources is None else set()
         rows = read_ahead(edges_by_type(store, sources))
-        _write_edges(out_dir / f"edges.{fmt}", fmt, rows, schema, report, touched)
+        records = _edge_records(rows, schema, touched)
+        _write_edges(out_dir / f"edges.{fmt}", fmt, records, schema, report)
         node_rows = _node_rows(store, touched)
         _write_nodes(out_dir / f"nodes.{fmt}", fmt, node_rows, schema, report)
     report.nodes, report.edges = report.categories.total(), report.predicates.total()
@@ -311,29 +312,31 @@ def export_kgx(
     return report
 
 
+def _edge_records(
+    rows: Iterator[dict[str, Any]], schema: GraphSchema, touched: set[str] | None
+) -> Iterator[dict[str, Any]]:
+    """Edge rows as KGX edge records (:func:`edge_record`); the ids of their ends (as the graph
+    spells them) added to ``touched`` where given."""
+    for row in rows:
+        if touched is not None:
+            touched.update((row["subject"], row["object"]))
+        yield edge_record(row, schema)
+
+
 def _write_edges(
     path: Path,
     fmt: KgxFormat,
-    rows: Iterator[dict[str, Any]],
+    records: Iterator[dict[str, Any]],
     schema: GraphSchema,
     report: KgxReport,
-    touched: set[str] | None = None,
-    *,
-    made: bool = False,
 ) -> None:
-    """Edge rows (records already, where ``made``) as KGX edge records into ``path``, counted
-    into ``report``; the ids of their ends (as the graph spells them) added to ``touched``
-    where given."""
+    """KGX edge records into ``path``, counted into ``report``."""
     with _open(path) as out:
         sink = _Sink(out, fmt, edge_columns(schema))
-        for batch in chunks(rows, BATCH_ROWS):
-            records = batch if made else [edge_record(row, schema) for row in batch]
-            sink.write(records)
-            report.predicates.update(r["predicate"] for r in records)
-            report.sources.update(r["primary_knowledge_source"] for r in records)
-            if touched is not None:
-                touched.update(row["subject"] for row in batch)
-                touched.update(row["object"] for row in batch)
+        for batch in chunks(records, BATCH_ROWS):
+            sink.write(batch)
+            report.predicates.update(r["predicate"] for r in batch)
+            report.sources.update(r["primary_knowledge_source"] for r in batch)
 
 
 def _write_nodes(
@@ -386,7 +389,7 @@ def scanned_edge_records(
         SchemaError: the graph holds a relationship type schema/ does not declare.
     """
     for rel in relationship_types(store):
-        columns = edge_properties(schema, rel)
+        columns = exported_properties(schema, rel)
         slots = [(key, EDGE_SLOTS.get(key, key)) for key in columns]
         head = _edge_head(schema, rel, "", "")  # the same for every edge of the type
         for row in store.scan_edges(rel, columns):
@@ -399,16 +402,14 @@ def scanned_edge_records(
             yield record
 
 
-def edge_properties(schema: GraphSchema, rel_type: str) -> list[str]:
-    """The properties a ``rel_type`` edge may hold (schema/: ``id``, provenance, the type's
-    own), sorted, less the release fields that edge records leave out (:data:`RELEASE_FIELDS`).
+def exported_properties(schema: GraphSchema, rel_type: str) -> list[str]:
+    """The properties of a ``rel_type`` edge that its record carries: those schema/ declares
+    (:meth:`GraphSchema.edge_properties`), sorted, less :data:`RELEASE_FIELDS`.
 
     Raises:
         SchemaError: ``rel_type`` is not declared in schema/.
     """
-    spec = schema.relationship(rel_type)
-    declared = {"id", *schema.provenance.required, *schema.provenance.optional, *spec.properties}
-    return sorted(declared - set(RELEASE_FIELDS))
+    return sorted(set(schema.edge_properties(rel_type)) - set(RELEASE_FIELDS))
 
 
 def curie_map(prefixes: set[str], schema: GraphSchema) -> dict[str, str]:
