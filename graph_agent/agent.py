@@ -33,6 +33,7 @@ from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
 from biokg.graph_agent.paraphrase import RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner, Plan
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import (
     Attribute,
     ChainWalk,
@@ -155,23 +156,26 @@ class GraphAgent:
         *_, last = self.stream(question, budget=budget)
         return Answer.model_validate(last.data)
 
-    def stream(self, question: str, *, budget: Budget | None = None) -> Iterator[StepEvent]:
-        """Answer ``question``, yielding each step as it happens; the last event is the answer.
+    def stream(self, text: str, *, budget: Budget | None = None) -> Iterator[StepEvent]:
+        """Answer the question ``text``, yielding each step as it happens; the last event is
+        the answer: parse → link → read → plan → research → answer.
 
         ``budget`` replaces the agent's own for this question (the API lowers it per request).
 
         Raises:
             AgentInputError: the question is empty or longer than MAX_QUESTION_CHARS.
         """
-        question = _checked(question)
         started = time.perf_counter()
+        question = _parsed(text)
         versions = self.refresh()
-        if (described := read_phenotype_list(question)) is not None:  # "…: which diseases fit?"
+        if (
+            described := read_phenotype_list(question.text)
+        ) is not None:  # "…: which diseases fit?"
             # imported here: the ranker's numpy/polars/scipy cost every CLI question 0.17 s
             from biokg.graph_agent.diagnosis.question import DiagnosisAnswer
 
             dx = DiagnosisAnswer(self.store, self.linker, self.cache_dir)
-            yield from dx.stream(question, described, budget or self.budget, versions)
+            yield from dx.stream(question.text, described, budget or self.budget, versions)
             return
         queued: list[QueryRecord] = []  # streamed after the linking and plan events
         runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
@@ -180,7 +184,10 @@ class GraphAgent:
         yield StepEvent(
             kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
         )
-        plan = self.planner.plan(question, mentions, present=self.linker.lexicon.labels)
+        intent = self.planner.read(question, mentions)
+        plan = self.planner.plan(
+            question, mentions, intent=intent, present=self.linker.lexicon.labels
+        )
         yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
         found = StepResult("none", [])
         notes = [plan.stop] if plan.stop else []
@@ -205,7 +212,7 @@ class GraphAgent:
         answered = bool(answer_nodes(runner.evidence, findings))
         sources = {v["source"]: str(v["version"]) for v in versions}
         answer = Answer(
-            question=question,
+            question=question.text,
             status="answered" if answered else "not_found",
             verdict=found.verdict if answered else None,
             summary=summarise(runner.evidence, findings, mentions, notes, found.verdict),
@@ -225,12 +232,13 @@ class GraphAgent:
         yield StepEvent(kind="answer", data=answer.model_dump())
 
     def _research(
-        self, question: str, mentions: list[Mention], plan: Plan, runner: QueryRunner
+        self, question: Question, mentions: list[Mention], plan: Plan, runner: QueryRunner
     ) -> Iterator[StepResult]:
         """Results of each planned request in turn (the caller stops at the first that finds
         anything)."""
         if self.researcher is not None:
-            yield StepResult("llm", self.researcher.research(question, mentions, runner, self))
+            found = self.researcher.research(question.text, mentions, runner, self)
+            yield StepResult("llm", found)
             return
         for request in plan.requests:
             yield self.run_request(request, runner)
@@ -257,15 +265,16 @@ class GraphAgent:
         return strategy.run(runner, request)
 
 
-def _checked(question: str) -> str:
-    question = clean(question or "")
-    if not question:
+def _parsed(text: str) -> Question:
+    """The question parsed, once it is known to be neither empty nor too long."""
+    text = clean(text or "")
+    if not text:
         raise AgentInputError("the question is empty")
-    if len(question) > MAX_QUESTION_CHARS:
+    if len(text) > MAX_QUESTION_CHARS:
         raise AgentInputError(
-            f"the question has {len(question)} characters; at most {MAX_QUESTION_CHARS} are taken"
+            f"the question has {len(text)} characters; at most {MAX_QUESTION_CHARS} are taken"
         )
-    return question
+    return Question.parse(text)
 
 
 def _why_empty(mentions: list[Mention], plan: Plan) -> str:

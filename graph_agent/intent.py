@@ -23,24 +23,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from biokg.graph_agent.models import Mention
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.text import (
     GRAMMAR_PHRASES,
-    IMPERATIVES,
     QUESTION_GRAMMAR,
     STOP_WORDS,
     is_common,
     lemma,
     mention_key,
-    tokens,
 )
 from biokg.schema import GraphSchema
 
 Kind = Literal["neighbours", "shared", "path"]
 Cue = tuple[str, str]  # (vocabulary, name): ("relation", "TARGETS"), ("label", "Gene"), ...
 
-_WH = frozenset("what which who whom whose where when why how list name give tell show".split())
-_AUXILIARY = frozenset("be do can could have will would should may might must shall".split())
-_NEGATION = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"})
 _SHARED = frozenset({"share", "common", "both", "overlap", "enrich", "enriched", "together"})
 _PATH = frozenset({"path", "connect", "connection", "route"})
 #: Questions about time: no source dates anything but its own release.
@@ -157,7 +154,7 @@ class QuestionReader:
             for word in p.lemmas
         }
 
-    def reachable_labels(self, question: str) -> frozenset[str] | None:
+    def reachable_labels(self, question: Question) -> frozenset[str] | None:
         """The labels at either end of every relationship type the question cues, read before
         any name is linked (None when it cues none): a linking feature, since a name the
         question's relationship cannot touch is seldom the one meant (docs/decisions/0018)."""
@@ -167,24 +164,27 @@ class QuestionReader:
             return None
         return frozenset(label for t in types for label in (*t.from_labels, *t.to_labels))
 
-    def read(
-        self,
-        question: str,
-        *,
-        entity_spans: Iterable[str] = (),
-        span_labels: dict[str, set[str]] | None = None,
-    ) -> Intent:
-        """The intent of ``question``; ``entity_spans`` (linked names) are set aside first.
+    def read(self, question: Question | str, mentions: Iterable[Mention] = ()) -> Intent:
+        """The intent of ``question``; the words of the linked names (``mentions``) are set
+        aside first, wherever they are written.
 
-        ``span_labels``: the labels each linked name may have; a label noun right before a
-        name of that label names its kind ("the gene CALR") and asks for nothing.
+        A label noun right before or after a name of that label (one of its candidates' or
+        alternatives') names its kind ("the gene CALR") and asks for nothing.
         """
-        span_labels = span_labels or {}
-        written = [t.text for t in tokens(question)]
-        words = [lemma(w) for w in written]
+        if isinstance(question, str):
+            question = Question.parse(question)
+        written = [t.text for t in question.tokens]
+        words = list(question.lemmas)
         lemmas = list(words)
-        surface = [mention_key(w) for w in written]
-        ranges = _entity_ranges(question, entity_spans)
+        surface = list(question.keys)
+        span_labels: dict[str, set[str]] = {}
+        ranges: list[tuple[str, int, int]] = []
+        for mention in mentions:
+            labels = {c.label for c in (*mention.candidates, *mention.alternatives)}
+            span_labels[mention.text] = span_labels.get(mention.text, set()) | labels
+            ranges += [
+                (mention.text, a, b) for a, b in question.places(question.mention_words(mention))
+            ]
         for _, start, end in ranges:
             for i in range(start, end):
                 lemmas[i] = surface[i] = ""
@@ -221,7 +221,7 @@ class QuestionReader:
         )
         cues = tuple((p.vocabulary, p.name) for _, p in found if p.vocabulary != "grammar")
         by = {v: tuple(dict.fromkeys(n for vocab, n in cues if vocab == v)) for v in _VOCABS}
-        polar = _polar(words, question)
+        polar = question.polar
         head = next((cue for cue in cues if cue[0] != "prefix"), None)
         if words and words[0] == _WHEN:
             head = (_WHEN, _WHEN)
@@ -241,7 +241,7 @@ class QuestionReader:
             target_labels=by["label"],
             inverse=by["inverse"],
             polar=polar,
-            negated=polar and any(w in _NEGATION for w in words),
+            negated=question.negated,
             kinds=by["kind"],
             attribute=attribute,
             prefixes=by["prefix"],
@@ -340,42 +340,6 @@ def _find(
                 seen.add(key)
                 found.append((start, phrase))
     return sorted(found, key=lambda f: f[0])
-
-
-def _entity_ranges(question: str, spans: Iterable[str]) -> list[tuple[str, int, int]]:
-    """(name, first token, end token) of each place the linked names cover."""
-    words = tokens(question)
-    out = []
-    for span in spans:
-        key = mention_key(span).split()
-        if not key:
-            continue
-        keys = [mention_key(t.text) for t in words]
-        for start in range(len(words)):
-            joined, end = [], start
-            while end < len(words) and len(joined) < len(key):
-                joined += keys[end].split()
-                end += 1
-            if joined == key:
-                out.append((span, start, end))
-    return out
-
-
-def _polar(words: list[str], question: str) -> bool:
-    """A yes/no question ("Is X …?", "Can X cause Y?") or a statement to check ("X treats Y")."""
-    content = [w for w in words if w]
-    if not content:
-        return False
-    if content[0] in _AUXILIARY and not _request(content):
-        return True
-    if any(w in _WH or w in IMPERATIVES for w in content):
-        return False
-    return not question.rstrip().endswith("?")
-
-
-def _request(words: list[str]) -> bool:
-    """ "Can you suggest …", "Could you list …": a polite instruction, not a yes/no question."""
-    return len(words) > 2 and words[1] == "you" and any(w in IMPERATIVES for w in words[2:4])
 
 
 def _kind(lemmas: list[str], polar: bool) -> Kind:

@@ -50,6 +50,7 @@ from biokg.graph_agent.linking_score import (
     features,
 )
 from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.text import mention_key
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class EntityLinker:
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
         scorer: LinkScorer | None = None,
-        reach: Callable[[str], frozenset[str] | None] | None = None,
+        reach: Callable[[Question], frozenset[str] | None] | None = None,
     ) -> None:
         self.lexicon = lexicon
         # off by default: on the development set it still drops real names (decision 0018)
@@ -161,7 +162,7 @@ class EntityLinker:
 
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
-        tokens = self._tokens(text)
+        tokens = [self._spelled(t) for t in words.tokens(text)]
         found = _top_tier(self._named(text, tokens)) if tokens else []
         if not found:
             found = self._fuzzy(text)
@@ -169,14 +170,15 @@ class EntityLinker:
             found = self._search(text, read)
         return sorted(found, key=lambda c: (-c.score, c.id))[:limit]
 
-    def mentions(self, question: str, *, read: Reader | None = None) -> list[Mention]:
-        """Every entity mention in a question, left to right, each with its candidates.
+    def mentions(self, question: Question | str, *, read: Reader | None = None) -> list[Mention]:
+        """Every entity mention in a question, left to right, each with its candidates and the
+        question's tokens it covers.
 
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
-        question = words.clean(question)
+        question = Question.parse(question) if isinstance(question, str) else question
         self._reach = self.reach(question) if self.reach is not None else None
-        tokens = self._tokens(question)
+        tokens = [self._spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
         # a span whose candidates the scorer rejected names nothing in the graph
         rejected = {i for s in spans if not s.candidates for i in range(s.start, s.end)}
@@ -188,7 +190,7 @@ class EntityLinker:
         mentions = [self._mention(question, tokens, span) for span in spans]
         covered = {i for s in spans for i in range(s.start, s.end)}
         mentions += self._unknown(question, tokens, covered, rejected - covered)
-        return sorted(mentions, key=lambda m: question.find(m.text))
+        return sorted(mentions, key=lambda m: m.tokens or (0, 0))
 
     def _grammar(self, key: str) -> bool:
         """A stop or question-grammar word."""
@@ -201,7 +203,7 @@ class EntityLinker:
         """A stop, grammar or cue word (compared as written and by lemma): no name alone."""
         return key in self.ignored or words.lemma(key) in self.ignored
 
-    def _mention(self, question: str, tokens: list[_Token], span: _Span) -> Mention:
+    def _mention(self, question: Question, tokens: list[_Token], span: _Span) -> Mention:
         best = _top_tier(span.candidates)
         others = [c for c in span.candidates if c not in best]
         # titles qualifying a named disease ("Bartter syndrome, type 3") are its forms
@@ -211,10 +213,11 @@ class EntityLinker:
         taken = {c.id for c in (*best, *rest)}
         forms = [c for c in _best_per_node([*qualified, *self._forms(best)]) if c.id not in taken]
         return Mention(
-            text=_text(question, tokens, span.start, span.end),
+            text=question.span_text(span.start, span.end),
             candidates=best,
             alternatives=rest[:MAX_ALTERNATIVES] + forms[:MAX_FORMS],
             weak=span.weak,
+            tokens=(span.start, span.end),
         )
 
     def _forms(self, candidates: list[Candidate]) -> list[Candidate]:
@@ -246,7 +249,7 @@ class EntityLinker:
             if entry.rule == "name" and entry.id != c.id
         ]
 
-    def _exact_spans(self, question: str, tokens: list[_Token]) -> list[_Span]:
+    def _exact_spans(self, question: Question, tokens: list[_Token]) -> list[_Span]:
         """Spans naming nodes exactly, chosen for the whole question: strong before weak,
         longer before shorter, better matched before worse; never overlapping."""
         found: list[_Span] = []
@@ -271,7 +274,7 @@ class EntityLinker:
                     continue
                 if _inside_an_eponym(question, tokens, start):
                     continue
-                candidates = self._named(_text(question, tokens, start, end), span)
+                candidates = self._named(question.span_text(start, end), span)
                 candidates = self._plausible(span, candidates)
                 weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
@@ -296,7 +299,7 @@ class EntityLinker:
         return out
 
     def _whole_phrases(
-        self, question: str, tokens: list[_Token], spans: list[_Span]
+        self, question: Question, tokens: list[_Token], spans: list[_Span]
     ) -> list[_Span]:
         """A name linked only in parts ("Facioscapulohumeral [Muscular Dystrophy] type 2") is
         tried whole, forgiving spelling and word order: a close whole name replaces the parts.
@@ -316,7 +319,7 @@ class EntityLinker:
             if not inside or not loose:
                 continue
             found = self._fuzzy(
-                _text(question, tokens, start, end), word_order=False, cutoff=WHOLE_NAME_CUTOFF
+                question.span_text(start, end), word_order=False, cutoff=WHOLE_NAME_CUTOFF
             )
             # a whole name must be new and hold the words the parts left loose: "dampens
             # [blood vessel … differentiation]" and "behind [Congenital disorder of
@@ -416,9 +419,6 @@ class EntityLinker:
         ]
         return tuple(w for _, w in near), tuple(w for i, w in near if i >= end)
 
-    def _tokens(self, text: str) -> list[_Token]:
-        return [self._spelled(t) for t in words.tokens(text)]
-
     def _named(self, text: str, span: list[_Token]) -> list[Candidate]:
         """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``);
         best first, all of them (the caller keeps the top tier).
@@ -452,7 +452,7 @@ class EntityLinker:
         ]
 
     def _leftover_spans(
-        self, question: str, tokens: list[_Token], covered: set[int], read: Reader | None
+        self, question: Question, tokens: list[_Token], covered: set[int], read: Reader | None
     ) -> list[_Span]:
         """Runs of words that are neither linked nor stop or grammar words (nor only cue words):
         typos of names (fuzzy) and descriptions (the engine's indexes). A single word is
@@ -472,7 +472,7 @@ class EntityLinker:
                 continue  # "protein function": question words, no name
             if any(_CURIE.fullmatch(t.text) for t in run):
                 continue  # an identifier not in the graph is unknown, not a phrase
-            text = _text(question, tokens, start, end)
+            text = question.span_text(start, end)
             if any(t.corrected for t in run):  # "pannexins": searched as "pannexin"
                 text = " ".join(t.key for t in run)
             if len(mention_key(text)) < 4:
@@ -541,7 +541,7 @@ class EntityLinker:
         return runs
 
     def _unknown(
-        self, question: str, tokens: list[_Token], covered: set[int], rejected: set[int]
+        self, question: Question, tokens: list[_Token], covered: set[int], rejected: set[int]
     ) -> list[Mention]:
         """Names the graph does not know: a quoted phrase not linked whole, and words that are
         neither English nor in the lexicon nor a respelling of a lexicon word the scorer kept
@@ -557,7 +557,7 @@ class EntityLinker:
                 end = i
                 while end < len(tokens) and tokens[end].word.quoted and end not in covered:
                     end += 1
-                out.append(Mention(text=_text(question, tokens, i, end), candidates=[]))
+                out.append(Mention(text=question.span_text(i, end), candidates=[], tokens=(i, end)))
                 i = end
                 continue
             # a rejected word as written, not as respelled: a word the graph's names use
@@ -571,7 +571,7 @@ class EntityLinker:
                 and words.looks_like_a_name(token.text)
             )
             if unknown:
-                out.append(Mention(text=token.text, candidates=[]))
+                out.append(Mention(text=token.text, candidates=[], tokens=(i, i + 1)))
             i += 1
         return out
 
@@ -686,18 +686,6 @@ class EntityLinker:
         return Candidate(id=node, label=label, name=name, score=score, rule=rule, matched=matched)
 
 
-def _text(question: str, tokens: list[_Token], start: int, end: int) -> str:
-    """The question's own text from token ``start`` to token ``end`` (exclusive), with the
-    parenthesis that closes a name ("acetylcholinesterase (Cartwright blood group)")."""
-    last = tokens[end - 1].word.end
-    written = question[tokens[start].word.start : last]
-    text = written.strip(words.EDGE_PUNCTUATION)
-    after = written[written.index(text) + len(text) :] + question[last : last + 1]
-    if text.count("(") > text.count(")") and after.lstrip().startswith(")"):
-        text += ")"
-    return text
-
-
 def _holds(candidate: Candidate, tokens: list[_Token], loose: list[int]) -> bool:
     """Whether the name matched holds most of the loose words, spelt alike ("bulbar",
     "Kaufman"; "serum" of "increased levels of serum alpha fetoprotein" may be missing, the
@@ -746,14 +734,14 @@ def _region(token: _Token) -> tuple[bool, bool]:
     return token.word.parenthesised, token.word.quoted
 
 
-def _inside_an_eponym(question: str, tokens: list[_Token], start: int) -> bool:
+def _inside_an_eponym(question: Question, tokens: list[_Token], start: int) -> bool:
     """Whether a span would start inside a double-barrelled name: "Barrett syndrome" of
     "Eagle-Barrett syndrome", "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised
     pieces joined by a dash are one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
     if start == 0:
         return False
     before, here = tokens[start - 1].word, tokens[start].word
-    joined = before.end + 1 == here.start and question[before.end] in "-\u2013"
+    joined = before.end + 1 == here.start and question.text[before.end] in "-\u2013"
     return joined and before.text[:1].isupper() and here.text[:1].isupper()
 
 

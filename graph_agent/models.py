@@ -54,6 +54,11 @@ class Mention(_Model):
         description="a single common English word or a short alias ('lead', 'RA'): the "
         "question's subject only when nothing more specific was named",
     )
+    tokens: tuple[int, int] | None = Field(
+        default=None,
+        description="the question's words it covers: the first and the one after the last, "
+        "counted from 0 (none for a name given apart from a question)",
+    )
 
     @property
     def ambiguous(self) -> bool:

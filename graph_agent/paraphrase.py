@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from biokg.embedding.models import Embedder
+from biokg.graph_agent.models import Mention
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import Relation
 from biokg.schema import GraphSchema
 
@@ -184,7 +186,7 @@ def _role(text: str) -> str | None:
     return None
 
 
-def frame(question: str, subject: str) -> str:
+def frame(question: Question, subject: Mention) -> str:
     """The question with its subject's name written as "X" ("What problems do patients with X
     have?"), so that similarity compares the question's words, not the entity's."""
-    return re.sub(re.escape(subject), PLACEHOLDER, question, count=1, flags=re.IGNORECASE)
+    return question.framed(subject, PLACEHOLDER)

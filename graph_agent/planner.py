@@ -32,6 +32,7 @@ from biokg.graph_agent import text as words
 from biokg.graph_agent.intent import Intent, QuestionReader
 from biokg.graph_agent.models import SEARCH_RULES, Mention
 from biokg.graph_agent.paraphrase import RelationMatcher, frame
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import (
     Attribute,
     Chain,
@@ -98,25 +99,35 @@ class DeterministicPlanner:
             for value in spec.kinds.values
         }
 
-    def plan(
-        self, question: str, mentions: list[Mention], *, present: set[str] | None = None
-    ) -> Plan:
-        """The plan for ``question``; ``present``: labels that have nodes in the graph (an
-        asked label without nodes gives way to the kinds the question names)."""
-        strong = [m for m in mentions if m.candidates and not m.weak]
-        weak = [m for m in mentions if m.candidates and m.weak]
-        unknown = [m for m in mentions if not m.candidates]
-        labels = {m.text: {c.label for c in (*m.candidates, *m.alternatives)} for m in mentions}
-        intent = self.reader.read(
-            question, entity_spans=[m.text for m in strong], span_labels=labels
-        )
-        named = _distinct_nodes(strong or self._weak_subjects(weak))
-        if not strong and named and _lemmas(named[0].text) in self.reader.cue_sequences:
-            # the subject is named like a cue ("the more specific kinds of Mode of
-            # inheritance"): its words cue nothing when other words cue a relationship
-            aside = self.reader.read(question, entity_spans=[named[0].text], span_labels=labels)
+    def read(self, question: Question | str, mentions: list[Mention]) -> Intent:
+        """What the question asks, the names linked firmly set aside (the weak ones when
+        nothing was: a subject named like a cue, "the more specific kinds of Mode of
+        inheritance", cues nothing when other words cue a relationship)."""
+        question = Question.parse(question) if isinstance(question, str) else question
+        strong, weak, _ = _by_strength(mentions)
+        intent = self.reader.read(question, strong)
+        named = _distinct_nodes(strong or self._weak_subjects(question, weak))
+        if not strong and named and self._named_like_a_cue(question, named[0]):
+            aside = self.reader.read(question, named[:1])
             if aside.relations:
                 intent = aside
+        return intent
+
+    def plan(
+        self,
+        question: Question | str,
+        mentions: list[Mention],
+        *,
+        intent: Intent | None = None,
+        present: set[str] | None = None,
+    ) -> Plan:
+        """The plan for ``question``: ``intent`` is :meth:`read`'s (read here when not given);
+        ``present``: labels that have nodes in the graph (an asked label without nodes gives
+        way to the kinds the question names)."""
+        question = Question.parse(question) if isinstance(question, str) else question
+        intent = intent or self.read(question, mentions)
+        strong, weak, unknown = _by_strength(mentions)
+        named = _distinct_nodes(strong or self._weak_subjects(question, weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
@@ -169,7 +180,12 @@ class DeterministicPlanner:
         plan.requests += self._about(question, plan.seeds[0], named[0], intent, targets, focus)
         return plan
 
-    def _weak_subjects(self, weak: list[Mention]) -> list[Mention]:
+    def _named_like_a_cue(self, question: Question, mention: Mention) -> bool:
+        """The mention's words are a cue of several words ("Mode of inheritance")."""
+        cue = tuple(words.lemma(w) for w in question.mention_words(mention))
+        return cue in self.reader.cue_sequences
+
+    def _weak_subjects(self, question: Question, weak: list[Mention]) -> list[Mention]:
         """Weak mentions as subjects when nothing stronger was named: without the index
         guesses made only of common English words ("How do families pass <a name ending in
         'of'> down?": "families pass", a full-text hit, is no entity) when anything else is
@@ -183,13 +199,12 @@ class DeterministicPlanner:
                 and all(words.is_common(w) for w in re.findall(r"[A-Za-z]+", m.text))
             )
         ]
-        cues = self.reader.cue_sequences
-        return sorted(kept or weak, key=lambda m: _lemmas(m.text) in cues)
+        return sorted(kept or weak, key=lambda m: self._named_like_a_cue(question, m))
 
     # -- one subject ---------------------------------------------------------------------
     def _about(
         self,
-        question: str,
+        question: Question,
         seeds: list[str],
         mention: Mention,
         intent: Intent,
@@ -250,13 +265,13 @@ class DeterministicPlanner:
         return requests
 
     def _paraphrased(
-        self, question: str, seeds: list[str], mention: Mention, labels: set[str], focus: Focus
+        self, question: Question, seeds: list[str], mention: Mention, labels: set[str], focus: Focus
     ) -> list[Request]:
         """One-hop requests over the relationships the question's words paraphrase, most
         likely first (when a matcher is configured): the first that finds anything answers."""
         if self.matcher is None:
             return []
-        matched = self.matcher.match(frame(question, mention.text), labels)
+        matched = self.matcher.match(frame(question, mention), labels)
         requests = [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
         opposite = self.matcher.opposite(matched[0], labels) if matched else None
         if opposite is not None and opposite not in matched:
@@ -276,14 +291,14 @@ class DeterministicPlanner:
         return template.format(name=name)
 
     def _by_wording(
-        self, question: str, mention: Mention, labels: set[str], relations: list[Relation]
+        self, question: Question, mention: Mention, labels: set[str], relations: list[Relation]
     ) -> list[tuple[Relation, ...]]:
         """``relations`` grouped by type, the types ordered by how close the question's words
         are to each one's wordings (one group of all without a matcher)."""
         if self.matcher is None:
             return [tuple(relations)]
         closeness: dict[str, float] = {}
-        for score, r in self.matcher.scores(frame(question, mention.text), labels):
+        for score, r in self.matcher.scores(frame(question, mention), labels):
             closeness[r.type] = max(closeness.get(r.type, -1.0), score)
         types = sorted({r.type for r in relations}, key=lambda t: -closeness.get(t, -1.0))
         return [tuple(r for r in relations if r.type == t) for t in types]
@@ -642,8 +657,13 @@ def _identifier_or_phrase(text: str) -> bool:
     return ":" in text or " " in text or (has_digit and has_letter and len(text) >= 5)
 
 
-def _lemmas(text: str) -> tuple[str, ...]:
-    return tuple(words.lemma(w.casefold()) for w in re.findall(r"[A-Za-z0-9]+", text))
+def _by_strength(mentions: list[Mention]) -> tuple[list[Mention], ...]:
+    """The mentions linked firmly, those linked weakly, and those naming nothing known."""
+    return (
+        [m for m in mentions if m.candidates and not m.weak],
+        [m for m in mentions if m.candidates and m.weak],
+        [m for m in mentions if not m.candidates],
+    )
 
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:

@@ -10,6 +10,7 @@ import pytest
 
 from biokg.graph_agent.intent import QuestionReader, identifier_names
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.planner import DeterministicPlanner
 from biokg.graph_agent.requests import (
     Attribute,
@@ -262,9 +263,8 @@ def test_a_name_that_is_also_a_whole_cue_is_the_subject_last(
 def test_a_which_or_what_question_names_the_kind_of_its_answers(
     reader: QuestionReader, question: str, answer_label: str | None
 ) -> None:
-    assert reader.read(question, entity_spans=["FBN1", "mitochondrion"]).answer_label == (
-        answer_label
-    )
+    named = [_named("FBN1", "Gene"), _named("mitochondrion", "GOTerm")]
+    assert reader.read(question, named).answer_label == answer_label
 
 
 def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
@@ -289,8 +289,8 @@ def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
 def test_a_noun_after_a_name_names_its_kind_only_when_singular(
     reader: QuestionReader, question: str, span: str, named_as: str | None
 ) -> None:
-    labels = {"FBN1": {"Gene"}, "Hypertension": {"Disease", "Phenotype"}}
-    intent = reader.read(question, entity_spans=[span], span_labels=labels)
+    labels = {"FBN1": ("Gene",), "Hypertension": ("Disease", "Phenotype")}
+    intent = reader.read(question, [_named(span, *labels[span])])
     assert intent.named_as.get(span) == named_as
 
 
@@ -315,3 +315,12 @@ def test_pronouns_are_no_words_an_overview_must_match(
     assert plan.intent.words == ()
     [survey] = plan.requests
     assert survey.relations == () and survey.focus.words == ()
+
+
+def _named(name: str, *labels: str) -> Mention:
+    """A name linked apart from the question, to nodes of ``labels``."""
+    candidates = [
+        Candidate(id=f"{label}:1", label=label, name=name, score=1.0, rule="name", matched=name)
+        for label in labels
+    ]
+    return Mention(text=name, candidates=candidates)

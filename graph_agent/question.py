@@ -1,0 +1,128 @@
+"""A question parsed once: every later stage reads this, none splits the string again.
+
+Parsing is plain and deterministic, with no graph and no model: the words with their character
+offsets (:func:`.text.tokens`), each word's lexicon key and lemma, and the question's grammar
+(a yes/no question or a statement to check, and whether it is negated). Linking gives every
+mention the token range it covers (``Mention.tokens``); reading sets those ranges aside, and
+planning writes the subject as "X" by its offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from biokg.graph_agent.models import Mention
+from biokg.graph_agent.text import (
+    EDGE_PUNCTUATION,
+    IMPERATIVES,
+    Token,
+    clean,
+    lemma,
+    mention_key,
+    tokens,
+)
+
+#: Words that open or carry a question asking for entities rather than a yes or no.
+WH_WORDS = frozenset(
+    "what which who whom whose where when why how list name give tell show".split()
+)
+#: Lemmas of the verbs that open a yes/no question ("Is …", "Can …", "Does …").
+AUXILIARIES = frozenset("be do can could have will would should may might must shall".split())
+NEGATIONS = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"})
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as parsed: its words (``tokens``), their lexicon keys (``keys``: several
+    words for a few, "type II" reads "type 2") and lemmas, and its grammar."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    keys: tuple[str, ...]
+    lemmas: tuple[str, ...]
+    #: a yes/no question ("Is X …?", "Can X cause Y?") or a statement to check ("X treats Y")
+    polar: bool
+    #: a yes/no question or statement with a negation ("X is not associated with Y")
+    negated: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Question:
+        """The question with control characters and repeated spaces removed, parsed."""
+        text = clean(text)
+        found = tuple(tokens(text))
+        lemmas = tuple(lemma(t.text) for t in found)
+        polar = _polar(lemmas, text)
+        return cls(
+            text=text,
+            tokens=found,
+            keys=tuple(mention_key(t.text) for t in found),
+            lemmas=lemmas,
+            polar=polar,
+            negated=polar and any(w in NEGATIONS for w in lemmas),
+        )
+
+    def span_text(self, start: int, end: int) -> str:
+        """The question's own text from token ``start`` to token ``end`` (exclusive), with the
+        parenthesis that closes a name ("acetylcholinesterase (Cartwright blood group)")."""
+        last = self.tokens[end - 1].end
+        written = self.text[self.tokens[start].start : last]
+        text = written.strip(EDGE_PUNCTUATION)
+        after = written[written.index(text) + len(text) :] + self.text[last : last + 1]
+        if text.count("(") > text.count(")") and after.lstrip().startswith(")"):
+            text += ")"
+        return text
+
+    def key_words(self, start: int, end: int) -> list[str]:
+        """The lexicon-key words of tokens ``start`` to ``end`` (exclusive)."""
+        return [w for key in self.keys[start:end] for w in key.split()]
+
+    def places(self, words: Sequence[str]) -> list[tuple[int, int]]:
+        """(first token, end token) of every place whose key words are ``words``: where a
+        name stands, and where it is written again."""
+        words = list(words)
+        if not words:
+            return []
+        out = []
+        for start in range(len(self.tokens)):
+            joined, end = [], start
+            while end < len(self.tokens) and len(joined) < len(words):
+                joined += self.keys[end].split()
+                end += 1
+            if joined == words:
+                out.append((start, end))
+        return out
+
+    def mention_words(self, mention: Mention) -> list[str]:
+        """The mention's words as this question's keys spell them: from the tokens it covers,
+        or from its text when it was named apart from the question (a test's, the LLM's)."""
+        if mention.tokens is not None:
+            return self.key_words(*mention.tokens)
+        return mention_key(mention.text).split()
+
+    def framed(self, mention: Mention, placeholder: str) -> str:
+        """The question with the mention's name written as ``placeholder`` (where it first
+        stands; unchanged when its words are not in the question)."""
+        found = self.places(self.mention_words(mention))
+        if not found:
+            return self.text
+        start, end = found[0]
+        name = self.span_text(start, end)
+        begin = self.text.index(name, self.tokens[start].start)
+        return self.text[:begin] + placeholder + self.text[begin + len(name) :]
+
+
+def _polar(lemmas: Sequence[str], text: str) -> bool:
+    content = [w for w in lemmas if w]
+    if not content:
+        return False
+    if content[0] in AUXILIARIES and not _request(content):
+        return True
+    if any(w in WH_WORDS or w in IMPERATIVES for w in content):
+        return False
+    return not text.rstrip().endswith("?")
+
+
+def _request(lemmas: list[str]) -> bool:
+    """ "Can you suggest …", "Could you list …": a polite instruction, not a yes/no question."""
+    return len(lemmas) > 2 and lemmas[1] == "you" and any(w in IMPERATIVES for w in lemmas[2:4])

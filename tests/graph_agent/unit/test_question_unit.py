@@ -1,0 +1,98 @@
+"""The question parsed once: offsets, keys, lemmas and grammar, and the later stages reading
+the parse instead of the string."""
+
+from __future__ import annotations
+
+import pytest
+
+from biokg.graph_agent import question as question_module
+from biokg.graph_agent import text
+from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.models import Mention
+from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.graph_agent.question import Question
+
+
+def test_words_keep_their_offsets_keys_and_lemmas() -> None:
+    q = Question.parse("  Which genes cause\tCrohn's disease type II?")
+    assert q.text == "Which genes cause Crohn's disease type II?"
+    assert [t.text for t in q.tokens] == ["Which", "genes", "cause", "Crohn", "disease", "type", "II"]
+    assert [q.text[t.start : t.end] for t in q.tokens][3] == "Crohn's"
+    assert q.lemmas[:3] == ("which", "gene", "cause")
+    assert q.keys[3:] == ("crohn", "disease", "type", "ii")
+    assert not q.polar and not q.negated
+
+
+@pytest.mark.parametrize(
+    ("written", "polar", "negated"),
+    [
+        ("Does FBN1 cause Marfan syndrome?", True, False),
+        ("FBN1 is not associated with Marfan syndrome", True, True),  # a statement to check
+        ("Could you list drugs without a boxed warning?", False, False),  # a polite request
+        ("", False, False),
+    ],
+)
+def test_the_grammar_is_read_with_the_words(written: str, polar: bool, negated: bool) -> None:
+    q = Question.parse(written)
+    assert (q.polar, q.negated) == (polar, negated)
+
+
+def test_a_span_keeps_the_parenthesis_that_closes_its_name() -> None:
+    q = Question.parse('What is "acetylcholinesterase (Cartwright blood group)"?')
+    assert q.span_text(2, 6) == "acetylcholinesterase (Cartwright blood group)"
+    assert q.span_text(3, 4) == "Cartwright"
+
+
+def test_a_name_is_found_wherever_it_is_written_again() -> None:
+    q = Question.parse("Is Marfan syndrome, or marfan-syndrome, a kind of MARFAN SYNDROME?")
+    assert q.places(["marfan", "syndrome"]) == [(1, 3), (4, 6), (9, 11)]
+    assert q.places([]) == []
+
+
+def test_the_subject_is_framed_where_it_stands() -> None:
+    q = Question.parse("What do patients with Marfan syndrome have?")
+    linked = Mention(text="Marfan syndrome", candidates=[], tokens=(4, 6))
+    assert q.framed(linked, "X") == "What do patients with X have?"
+    named_apart = Mention(text="marfan SYNDROME", candidates=[])  # no token range: by its words
+    assert q.framed(named_apart, "X") == "What do patients with X have?"
+    absent = Mention(text="Hypertension", candidates=[])
+    assert q.framed(absent, "X") == q.text
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Which severe phenotypes does Marfan syndrome have?",
+        'Which genes cause "Marfan syndrome"?',
+        "Are FBN1/TRADD and MECOM-associated syndromes related?",
+        "Which protein is targeted by Zorbaxumab?",
+    ],
+)
+def test_each_mention_covers_the_tokens_its_text_stands_on(
+    linker: EntityLinker, written: str
+) -> None:
+    q = Question.parse(written)
+    mentions = linker.mentions(q)
+    assert mentions
+    assert [m.tokens[0] for m in mentions] == sorted(m.tokens[0] for m in mentions)
+    for m in mentions:
+        assert m.tokens is not None
+        assert q.span_text(*m.tokens) == m.text
+
+
+def test_linking_reading_and_planning_read_the_parse_not_the_string(
+    linker: EntityLinker, planner: DeterministicPlanner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    q = Question.parse("Which genes are associated with Marfan syndrome and Hypertension?")
+
+    def forbidden(*_: object) -> None:
+        raise AssertionError("the question was split again")
+
+    monkeypatch.setattr(text, "tokens", forbidden)
+    monkeypatch.setattr(question_module, "tokens", forbidden)
+    monkeypatch.setattr(Question, "parse", forbidden)
+    mentions = linker.mentions(q)
+    intent = planner.read(q, mentions)
+    plan = planner.plan(q, mentions, intent=intent)
+    assert plan.intent is intent
+    assert plan.seeds and plan.requests
