@@ -49,9 +49,9 @@ def main() -> None:
     schema = load_schema()
     with GraphStore.connect(Settings.from_env()) as store:
         started = time.perf_counter()
-        if args.format == "ml" and store.bulk_edges:  # the road the ML export reads on
+        if args.format == "ml" and store.http_api:  # the road the ML export reads on
             rows = sum(1 for _ in scanned_edges(store))
-        elif store.bulk_edges and sources is None:  # the whole-graph KGX export's road
+        elif store.http_api and sources is None:  # the whole-graph KGX export's road
             rows = sum(
                 1
                 for rel in relationship_types(store)

@@ -43,11 +43,9 @@ from biokg.errors import AgentInputError
 from biokg.files import atomic_path
 from biokg.rdf import converter
 from biokg.rdf_export import edges_by_type, relationship_types, releases, spooled
-from biokg.schema import GraphSchema
+from biokg.schema import ENTITY, GraphSchema
 from biokg.store import GraphStore
 from biokg.streams import chunks, read_ahead
-
-ENTITY = "Entity"
 
 KgxFormat = Literal["jsonl", "tsv"]
 FORMATS = ("jsonl", "tsv")
@@ -294,7 +292,7 @@ def export_kgx(
         raise AgentInputError(f"unknown KGX format {fmt!r}; use one of {', '.join(FORMATS)}")
     started = time.perf_counter()
     report = KgxReport()
-    if sources is None and store.bulk_edges:  # the embedded engine's SQL road (module docstring)
+    if sources is None and store.http_api:  # the embedded engine's SQL road (module docstring)
         ids: dict[str, str] = {}
         _write_nodes(out_dir / f"nodes.{fmt}", fmt, scanned_nodes(store, ids), schema, report)
         records = scanned_edge_records(store, schema, ids)

@@ -164,7 +164,7 @@ def _write_node_parts(
     folder.mkdir()
     index: dict[str, int] = {}
     handles: dict[str, int] = {}
-    by_handle = store.bulk_edges  # the edges will be read with ends as element ids
+    by_handle = store.http_api  # the edges will be read with ends as element ids
     for label in sorted(schema.labels):  # declared labels, so safe to name in Cypher
         query = cypher.load("ml_nodes").replace("{label}", label)
         for batch in chunks(store.stream(query), BATCH_ROWS):
@@ -235,7 +235,7 @@ def _write_edge_parts(
     """Edges one type per query (read ahead by a worker thread), in parquet parts: over the
     driver, or on the embedded engine with its own SQL (:func:`scanned_edges`)."""
     folder.mkdir()
-    if store.bulk_edges:
+    if store.http_api:
         rows, ends = read_ahead(scanned_edges(store)), handles
     else:
         rows, ends = read_ahead(edges_by_type(store, None, query="ml_edges")), index

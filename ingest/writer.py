@@ -89,7 +89,7 @@ class GraphWriter:
         self.store = store
         self.schema = schema
         self.batch_size = batch_size
-        self.bulk = bulk and store.bulk_edges  # the engine's batch loader for new edges
+        self.bulk = bulk and store.http_api  # the engine's batch loader for new edges
         self._handles: dict[str, dict[str, str]] = {}  # label → id → record id, for one load
 
     def is_current(self, release: Release) -> bool:

@@ -26,6 +26,8 @@ _REL_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _PROPERTY = re.compile(r"^[a-z][a-z0-9_]*$")
 #: bioregistry keys of prefixes that are ours (prefixes.yaml): no registry resolves them
 LOCAL_KEY = "biokg."
+#: The label every entity node carries beside its own (nodes.yaml).
+ENTITY = "Entity"
 
 
 class _Strict(BaseModel):

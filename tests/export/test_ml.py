@@ -178,7 +178,7 @@ def test_the_embedded_engines_sql_road_reads_the_edges_cypher_reads(
 ) -> None:
     """The ML export reads the embedded engine's edges with its SQL, paged by record id, ends as
     element ids: the same edges, every one once, as the Cypher every engine answers."""
-    assert agent_graph.bulk_edges  # the embedded engine: the export takes this road
+    assert agent_graph.http_api  # the embedded engine: the export takes this road
     handle_ids = {
         handle: node
         for label in load_schema().labels

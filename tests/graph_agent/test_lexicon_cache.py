@@ -3,6 +3,7 @@ graph is written read the lexicon of the graph as it was."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -11,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from biokg import cypher
-from biokg.graph_agent.lexicon import LEXICON_FORMAT, Lexicon, LexiconBuild, graph_digest
+from biokg.graph_agent.lexicon import (
+    LEXICON_FORMAT,
+    Lexicon,
+    LexiconBuild,
+    graph_digest,
+    lexicon_rows,
+)
+from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 #: A load of a source no build writes: the graph state changes while it is current.
@@ -74,3 +82,20 @@ def test_the_lexicon_builder_removes_partial_files_of_dead_builders_only(
     assert _cached(tmp_path) == sorted(
         [live.name, f"lexicon-{LEXICON_FORMAT}-{lexicon.digest}.sqlite"]
     )
+
+
+def test_the_embedded_engines_sql_road_reads_the_rows_the_lexicons_cypher_gives(
+    agent_graph: GraphStore,
+) -> None:
+    """A lexicon is built from the embedded engine's paged SQL scan: the same rows, each once,
+    as cypher/agent_lexicon.cypher (which every engine answers), unnamed labels left out."""
+    assert agent_graph.http_api  # the embedded engine: lexicon_rows takes the SQL road
+    unnamed = [label for label, spec in load_schema().labels.items() if not spec.named]
+    by_sql = lexicon_rows(agent_graph, unnamed)
+    by_cypher = agent_graph.read(cypher.load("agent_lexicon"), {"unnamed": unnamed})
+    assert len(by_sql) > 10_000
+    assert not {row["label"] for row in by_sql} & set(unnamed)
+    written = [
+        sorted(json.dumps(row, sort_keys=True) for row in rows) for rows in (by_sql, by_cypher)
+    ]
+    assert written[0] == written[1]

@@ -132,6 +132,10 @@ def test_sql_scans_read_every_record_once_across_pages(own_graph_settings: Setti
         half = graph.scan_edges("HAS_PHENOTYPE", ["id"], page=2)
         assert next(half)["id"].startswith("e")
         half.close()
+        handles = graph.node_handles("Disease")  # read with the scan on this engine
+        query = "MATCH (n:Disease) RETURN n.id AS id, elementId(n) AS handle"
+        elements = {row["id"]: row["handle"] for row in graph.read(query)}
+    assert len(handles) == 11 and handles == elements
     assert len(nodes) == len({n["rid"] for n in nodes}) == 22
     ids = {n["rid"]: n["id"] for n in nodes}
     assert sorted(n["labels"] for n in nodes)[0] == ["Disease", "Entity"]

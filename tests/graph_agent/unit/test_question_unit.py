@@ -16,7 +16,15 @@ from biokg.graph_agent.question import Question
 def test_words_keep_their_offsets_keys_and_lemmas() -> None:
     q = Question.parse("  Which genes cause\tCrohn's disease type II?")
     assert q.text == "Which genes cause Crohn's disease type II?"
-    assert [t.text for t in q.tokens] == ["Which", "genes", "cause", "Crohn", "disease", "type", "II"]
+    assert [t.text for t in q.tokens] == [
+        "Which",
+        "genes",
+        "cause",
+        "Crohn",
+        "disease",
+        "type",
+        "II",
+    ]
     assert [q.text[t.start : t.end] for t in q.tokens][3] == "Crohn's"
     assert q.lemmas[:3] == ("which", "gene", "cause")
     assert q.keys[3:] == ("crohn", "disease", "type", "ii")
