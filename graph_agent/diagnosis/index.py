@@ -111,7 +111,6 @@ class PhenotypeIndex:
     closure_matrix: sparse.csr_matrix = field(repr=False)
     term_index: dict[str, int] = field(default_factory=dict, repr=False)
     disease_index: dict[str, int] = field(default_factory=dict, repr=False)
-    closure_sets: list[frozenset[int]] = field(default_factory=list, repr=False)
     #: matrices and vectors a scorer derives once per index (by name)
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
     #: the folder the index's rows are cached in (None: kept in memory only), where
@@ -128,7 +127,6 @@ class PhenotypeIndex:
         for d, i in list(self.disease_index.items()):
             for twin in self.twins.get(d, []):
                 self.disease_index.setdefault(twin, i)
-        self.closure_sets = [frozenset(c.tolist()) for c in self.closures]
 
     def stored(
         self, key: str, compute: Callable[[], dict[str, np.ndarray]]

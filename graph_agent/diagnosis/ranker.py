@@ -77,6 +77,8 @@ class DiagnosisRanker:
     def __init__(self, index: PhenotypeIndex, scorer: Scorer | None = None) -> None:
         self.index = index
         self.scorer = scorer or LikelihoodRatio()
+        #: per disease explained so far: its annotations' ancestors, flat, and whose each is
+        self._ancestors: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def rank(
         self, observed: Sequence[str], excluded: Sequence[str] = (), *, top: int = DEFAULT_TOP
@@ -172,8 +174,21 @@ class DiagnosisRanker:
         """The disease's annotation through which the term met it: at or below the common
         ancestor; the patient's own term first, then the most frequent, then the nearest."""
         index = self.index
-        under = [n for n in index.profiles[disease] if match.ancestor in index.closure_sets[n.term]]
+        notes = index.profiles[disease]
+        ancestors, owners = self._ancestors_of(disease)
+        under = [notes[i] for i in owners[ancestors == match.ancestor]]
         return max(
             under,
             key=lambda n: (n.term == match.term, n.frequency, -len(index.closures[n.term])),
         )
+
+    def _ancestors_of(self, disease: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every ancestor of each of the disease's annotations (their closures side by side),
+        and the annotation each is of: which annotations lie under a term is one comparison."""
+        kept = self._ancestors.get(disease)
+        if kept is None:
+            closures = [self.index.closures[n.term] for n in self.index.profiles[disease]]
+            owners = np.repeat(np.arange(len(closures)), [len(c) for c in closures])
+            flat = np.concatenate(closures) if closures else np.zeros(0, dtype=int)
+            kept = self._ancestors[disease] = (flat, owners)
+        return kept

@@ -107,7 +107,7 @@ class Scorer(ABC):
             per_term[:, i] = self.term_values(index, q)
         against = np.zeros((n, len(excluded)))
         for j, x in enumerate(excluded):
-            against[:, j] = self.against(index, index.F[:, [x]].toarray().ravel(), x)
+            against[:, j] = self.against(index, _dense_column(index.F, x), x)
         return self.combine(index, per_term, against, observed) + self.prior(index)
 
     def prior(self, index: PhenotypeIndex) -> np.ndarray:
@@ -128,17 +128,24 @@ class Scorer(ABC):
         row = _dense_row(index.F_rows, disease)
         direct = _dense_row(index.direct, disease)
         seen_offset, absent_offset = self.offsets(index, disease)
-        for q in observed:
-            cols = index.closures[q]
-            values = self.candidates(index, row[cols][None, :], cols, q, direct[[q]])[0]
-            best = int(values.argmax())
-            met = bool(np.isfinite(values[best]) and values[best] != self.no_match)
-            value = float(values[best]) if np.isfinite(values[best]) else self.no_match
-            matches.append(TermMatch(q, int(cols[best]) if met else None, value - seen_offset))
-        for x in excluded:
-            f = row[x]
-            value = float(self.against(index, np.array([f]), x)[0]) - absent_offset
-            matches.append(TermMatch(x, x if f > 0 else None, value, excluded=True))
+        # every observed term's closure side by side, each column with the term it is for:
+        # one candidates call for the whole case rather than one per term
+        closures = [index.closures[q] for q in observed]
+        cols = np.concatenate(closures) if closures else np.zeros(0, dtype=int)
+        owners = np.repeat(np.asarray(observed, dtype=int), [len(c) for c in closures])
+        values = self.candidates(index, row[cols][None, :], cols, owners, direct[owners][None, :])
+        stop = 0
+        for q, closure in zip(observed, closures, strict=True):
+            start, stop = stop, stop + len(closure)
+            segment = values[0, start:stop]
+            best = int(segment.argmax())
+            met = bool(np.isfinite(segment[best]) and segment[best] != self.no_match)
+            value = float(segment[best]) if np.isfinite(segment[best]) else self.no_match
+            matches.append(TermMatch(q, int(closure[best]) if met else None, value - seen_offset))
+        absent = np.asarray(excluded, dtype=int)
+        values = self.against(index, row[absent], absent) - absent_offset
+        for x, f, value in zip(excluded, row[absent], values, strict=True):
+            matches.append(TermMatch(x, x if f > 0 else None, float(value), excluded=True))
         return matches
 
     def offsets(self, index: PhenotypeIndex, disease: int) -> tuple[float, float]:
@@ -149,7 +156,7 @@ class Scorer(ABC):
     def term_values(self, index: PhenotypeIndex, q: int) -> np.ndarray:
         """Each disease's value for observed term ``q``: its best candidate."""
         cols = index.closures[q]
-        exact = index.direct_columns[:, [q]].toarray().ravel()
+        exact = _dense_column(index.direct_columns, q)[:, None]
         return self.candidates(index, index.F[:, cols].toarray(), cols, q, exact).max(axis=1)
 
     @abstractmethod
@@ -158,15 +165,17 @@ class Scorer(ABC):
         index: PhenotypeIndex,
         sub: np.ndarray,
         cols: np.ndarray,
-        q: int,
+        q: int | np.ndarray,
         exact: np.ndarray,
     ) -> np.ndarray:
-        """The value of meeting ``q`` through each column of ``cols`` (rows × columns), given
-        the diseases' propagated frequencies ``sub`` of those columns and whether each disease
-        is annotated with exactly ``q`` (``exact``, one per row)."""
+        """The value of meeting the patient's term ``q`` through each column of ``cols`` (rows
+        × columns), given the diseases' propagated frequencies ``sub`` of those columns and
+        whether each disease is annotated with exactly ``q`` (``exact``, broadcast to ``sub``).
+        ``q`` is one term, or one per column (columns of several terms' closures at once)."""
 
-    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int) -> np.ndarray:
-        """The value of excluded term ``x`` for diseases with frequencies ``f`` of it."""
+    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
+        """The value of excluded term ``x`` for diseases with frequencies ``f`` of it (or of
+        one excluded term per frequency)."""
         return np.zeros(len(f))
 
     def combine(
@@ -190,10 +199,10 @@ class ExactIC(Scorer):
         index: PhenotypeIndex,
         sub: np.ndarray,
         cols: np.ndarray,
-        q: int,
+        q: int | np.ndarray,
         exact: np.ndarray,
     ) -> np.ndarray:
-        return np.where((exact[:, None] > 0) & (cols == q), index.ic[q], 0.0)
+        return np.where((exact > 0) & (cols == q), index.ic[q], 0.0)
 
 
 class ResnikBMA(Scorer):
@@ -206,7 +215,7 @@ class ResnikBMA(Scorer):
         index: PhenotypeIndex,
         sub: np.ndarray,
         cols: np.ndarray,
-        q: int,
+        q: int | np.ndarray,
         exact: np.ndarray,
     ) -> np.ndarray:
         return np.where(sub > 0, index.ic[cols], 0.0)
@@ -301,7 +310,7 @@ class LikelihoodRatio(Scorer):
         seen, absent = np.zeros(len(index.diseases)), np.zeros(len(index.diseases))
         for q, k in zip(terms.tolist(), draws.tolist(), strict=True):
             seen += k * self.term_values(index, q)
-            absent += k * self.against(index, index.F[:, [q]].toarray().ravel(), q)
+            absent += k * self.against(index, _dense_column(index.F, q), q)
         return {"seen": seen / max(len(drawn), 1), "absent": absent / max(len(drawn), 1)}
 
     def prior(self, index: PhenotypeIndex) -> np.ndarray:
@@ -314,12 +323,12 @@ class LikelihoodRatio(Scorer):
         index: PhenotypeIndex,
         sub: np.ndarray,
         cols: np.ndarray,
-        q: int,
+        q: int | np.ndarray,
         exact: np.ndarray,
     ) -> np.ndarray:
         shift = np.where(cols == q, 0.0, np.log(self.penalty)) - np.log(index.background[cols])
         own = cols == q
-        stated = np.where(exact[:, None] > 0, self.exact_bonus * index.ic[q], np.log(self.implied))
+        stated = np.where(exact > 0, self.exact_bonus * index.ic[q], np.log(self.implied))
         tier = np.where(own, stated, 0.0)
         with np.errstate(divide="ignore"):
             values = np.log(sub) + shift + tier
@@ -340,15 +349,16 @@ class LikelihoodRatio(Scorer):
         best = np.maximum(ratio[:, ancestors].toarray().max(axis=1, initial=0.0), 0.0)
         start, stop = ratio.indptr[q], ratio.indptr[q + 1]
         rows, own = ratio.indices[start:stop], ratio.data[start:stop]
-        exact = index.direct_columns[:, [q]].toarray().ravel()[rows]
+        exact = _dense_column(index.direct_columns, q)[rows]
         stated = np.where(exact > 0, self.exact_bonus * index.ic[q], np.log(self.implied))
         own = own - self.no_match + stated
         best[rows] = np.maximum(best[rows], own)
         return best + self.no_match
 
-    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int) -> np.ndarray:
+    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
         missing = np.maximum(1.0 - f, self.absence_floor)
-        return np.log(missing) - np.log(max(1.0 - index.background[x], self.absence_floor))
+        usual = np.maximum(1.0 - index.background[x], self.absence_floor)
+        return np.log(missing) - np.log(usual)
 
 
 def random_terms(index: PhenotypeIndex, n: int, *, seed: int = CALIBRATION_SEED) -> list[int]:
@@ -365,6 +375,15 @@ def _dense_row(rows: sparse.csr_matrix, row: int) -> np.ndarray:
     start, stop = rows.indptr[row], rows.indptr[row + 1]
     dense = np.zeros(rows.shape[1])
     dense[rows.indices[start:stop]] = rows.data[start:stop]
+    return dense
+
+
+def _dense_column(columns: sparse.csc_matrix, column: int) -> np.ndarray:
+    """One column of a CSC matrix, dense over all rows: for a column of the full release's
+    F, 14 µs against 200 µs with scipy's ``[:, [column]].toarray()``."""
+    start, stop = columns.indptr[column], columns.indptr[column + 1]
+    dense = np.zeros(columns.shape[0])
+    dense[columns.indices[start:stop]] = columns.data[start:stop]
     return dense
 
 
