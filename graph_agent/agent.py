@@ -168,9 +168,8 @@ class GraphAgent:
         started = time.perf_counter()
         question = _parsed(text)
         versions = self.refresh()
-        if (
-            described := read_phenotype_list(question.text)
-        ) is not None:  # "…: which diseases fit?"
+        # a described patient ("…: which diseases fit?") goes to the diagnosis ranker
+        if (described := read_phenotype_list(question.text)) is not None:
             # imported here: the ranker's numpy/polars/scipy cost every CLI question 0.17 s
             from biokg.graph_agent.diagnosis.question import DiagnosisAnswer
 

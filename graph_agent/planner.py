@@ -125,7 +125,7 @@ class DeterministicPlanner:
         ``present``: labels that have nodes in the graph (an asked label without nodes gives
         way to the kinds the question names)."""
         question = Question.parse(question) if isinstance(question, str) else question
-        intent = intent or self.read(question, mentions)
+        intent = self.read(question, mentions) if intent is None else intent
         strong, weak, unknown = _by_strength(mentions)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
