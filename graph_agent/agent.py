@@ -66,6 +66,10 @@ class Researcher(Protocol):
     ) -> list[Finding]: ...
 
 
+#: The attributes of a searcher that hold a model it embeds question text with.
+_MODELS = ("embedder", "reranker")
+
+
 class GraphAgent:
     """Answers questions from the graph with citations (see module docstring)."""
 
@@ -128,7 +132,8 @@ class GraphAgent:
             nouns=reader.nouns,
             searchers=searchers,
             reach=reader.reachable_labels,
-            scorer=default_scorer() if settings.linking == "scored" else None,
+            scorer=None if settings.linking == "rules" else default_scorer(),
+            judge_exact_words=settings.linking == "scored",
         )
         researcher = LLMResearcher.from_settings(settings)
         return cls(
@@ -141,6 +146,16 @@ class GraphAgent:
             matcher=RelationMatcher(schema, sentences),
             reader=reader,
         )
+
+    def warm(self) -> None:
+        """Load now what the first question would: the models that embed question text (the
+        sentence model is exported first where no build has: tens of seconds), so that a
+        server's first request runs within its budget."""
+        embedders = [getattr(s, name, None) for s in self.linker.searchers for name in _MODELS]
+        if self.planner.matcher is not None:
+            embedders.append(self.planner.matcher.embedder)
+        for embedder in {id(e): e for e in embedders if e is not None}.values():
+            embedder.embed(["warm up"])
 
     def refresh(self) -> list[dict]:
         """Follow the graph: reload the lexicon if a build changed it; returns data versions."""

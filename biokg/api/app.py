@@ -47,11 +47,13 @@ def create_app(settings: Settings, *, agent: GraphAgent | None = None) -> FastAP
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if agent is not None:
             app.state.agent = agent
+            await anyio.to_thread.run_sync(agent.warm)
             yield
             return
         store = await anyio.to_thread.run_sync(GraphStore.connect, settings)
         try:
             app.state.agent = await anyio.to_thread.run_sync(GraphAgent.connect, store, settings)
+            await anyio.to_thread.run_sync(app.state.agent.warm)
             yield
         finally:
             store.close()

@@ -437,3 +437,14 @@ def test_text_longer_than_the_api_takes_is_422_naming_the_field(
     assert response.status_code == 422
     error = response.json()
     assert error["fields"] == [field] and "at most" in error["error"], error
+
+
+def test_the_server_loads_the_question_models_before_its_first_request(
+    client: TestClient, agent: GraphAgent
+) -> None:
+    # the lifespan warmed the agent: the first question's budget is not spent exporting or
+    # loading the sentence model (a graph built by a flow has no exported model yet)
+    sentences = agent.planner.matcher.embedder
+    assert "_session" in vars(sentences) and sentences.path.is_file()
+    [vectors] = [s for s in agent.linker.searchers if hasattr(s, "reranker")]
+    assert "_session" in vars(vectors.reranker)
