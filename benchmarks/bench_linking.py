@@ -6,7 +6,8 @@ that slot means (``expected``; several when one name is carried by several nodes
 phenotype and a disease) or ``null`` when the graph does not hold it, a category and a split:
 ``fit`` (for fitting a scorer) or ``held-out`` (for reporting). Expected ids are the nodes whose
 name, synonym, symbol or brand/generic name is the item's name (or, for a typo or a lower-case
-symbol, the name it stands for) in the quick-start graph built from the offline data.
+symbol, the name it stands for; for a description in other words, category ``description``,
+the GO terms it describes) in the quick-start graph built from the offline data.
 
 Run against a running quick-start graph, found the way ``biokg ask`` finds it (``biokg db
 start``, or a server this process starts; ``BIOKG_HOME`` / ``BIOKG_NEO4J_URI``)::
@@ -180,7 +181,11 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true", help="list every miss and wrong link")
     parser.add_argument("--output", choices=("table", "json"), default="table")
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--scored", action="store_true", help="as BIOKG_LINKING=scored (0018)")
+    parser.add_argument(
+        "--linking",
+        choices=("rules", "guesses", "scored"),
+        help="the linker to measure, as BIOKG_LINKING (default: its value; decision 0018)",
+    )
     parser.add_argument(
         "--unanswerable",
         type=Path,
@@ -197,7 +202,7 @@ def main() -> None:
         missing = missing_ids(store, items)
         if missing:
             print(f"warning: {len(missing)} expected ids are not in this graph: {missing[:10]}")
-        linking = "scored" if args.scored else "rules"
+        linking = args.linking or settings.linking
         agent = GraphAgent.connect(store, replace(settings, linking=linking))
         agent.linker.mentions("warm up the lexicon and the indexes")
         outcomes = run(agent, items)

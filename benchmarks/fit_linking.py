@@ -13,7 +13,10 @@ recall of every candidate kept (the rules alone). The held-out split is never re
 
 Run against a running quick-start graph (as ``bench_linking.py``)::
 
-    python benchmarks/fit_linking.py [--write]
+    python benchmarks/fit_linking.py [--linking guesses|scored] [--write]
+
+``--linking`` names which pairs the scorer is fitted on: guesses and exact names of one content
+word (``scored``, the default: the shipped weights, which ``guesses`` uses too), or guesses only.
 """
 
 from __future__ import annotations
@@ -137,12 +140,13 @@ def main() -> None:
     """Fit on the fit split and print (or ``--write``) the weights and the threshold."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--write", action="store_true", help=f"write {WEIGHTS.name}")
+    parser.add_argument("--linking", choices=("guesses", "scored"), default="scored")
     args = parser.parse_args()
     items = [i for i in load_items() if i["split"] == "fit"]
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
-        # the scored linker's candidates (its rules defer to the scorer), every one accepted
-        agent = GraphAgent.connect(store, replace(settings, linking="scored"))
+        # the scoring linker's candidates (its rules defer to the scorer), every one accepted
+        agent = GraphAgent.connect(store, replace(settings, linking=args.linking))
         traces = collect(agent.linker, items)
     x, y = examples(items, traces)
     w = fit(x, y)
@@ -159,7 +163,7 @@ def main() -> None:
         scorer = LinkScorer(weights, threshold)
         WEIGHTS.write_text(
             scorer.to_json(
-                fitted_by="benchmarks/fit_linking.py",
+                fitted_by=f"benchmarks/fit_linking.py --linking {args.linking}",
                 fit_items=len(items),
                 pairs=len(y),
                 l2=L2,

@@ -54,11 +54,12 @@ class Settings:
     # unanswerable question abstained, docs/decisions/0010-fast-first-build.md). Switching
     # re-embeds every node once (the vector cache keeps both models' vectors).
     embedder: str = "static"
-    # BIOKG_LINKING (default rules): how the agent decides that a name in a question is a node:
-    # "rules" (every candidate the linker's rules propose) or "scored" (each span's candidates
-    # judged by the fitted scorer, which reports a name the graph does not hold as unknown
-    # instead of linking a near namesake; docs/decisions/0018-scored-linking.md).
-    linking: str = "rules"
+    # BIOKG_LINKING (default guesses): how the agent decides that a name in a question is a node:
+    # "guesses" (the fitted scorer judges every guess, a respelling or an index hit, and reports
+    # a name the graph does not hold as unknown instead of linking a near namesake; exact names
+    # link), "scored" (exact names of one word judged too) or "rules" (every candidate the
+    # linker's rules propose); docs/decisions/0018-scored-linking.md has the three's figures.
+    linking: str = "guesses"
     # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
     # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query
     # timeout the driver sends (the agent's own 10 s per query holds on Neo4j only); lower it
@@ -182,7 +183,7 @@ class Settings:
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
             served_timeout_s=number("BIOKG_SERVED_TIMEOUT_S", 10),
             embedder=_choice(env, "BIOKG_EMBEDDER", ("static", "transformer")),
-            linking=_choice(env, "BIOKG_LINKING", ("rules", "scored")),
+            linking=_choice(env, "BIOKG_LINKING", ("guesses", "rules", "scored")),
             source_dirs=tuple(
                 (name, Path(value).expanduser()) for name, value in _per_source(env, "_DIR")
             ),

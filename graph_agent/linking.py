@@ -140,11 +140,15 @@ class EntityLinker:
         nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
         scorer: LinkScorer | None = None,
+        judge_exact_words: bool = True,
         reach: Callable[[Question], frozenset[str] | None] | None = None,
     ) -> None:
         self.lexicon = lexicon
-        # off by default: on the development set it still drops real names (decision 0018)
+        # None: every candidate the rules propose links (BIOKG_LINKING=rules, decision 0018)
         self.scorer = scorer or accept_all()
+        #: whether an exact name of one content word is judged too (BIOKG_LINKING=scored) or
+        #: only guesses are (respellings, index hits: ``guesses``)
+        self.judge_exact_words = judge_exact_words
         #: when a list, every scored candidate is appended to it (for fitting the scorer)
         self.trace: list[Decision] | None = None
         self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
@@ -389,7 +393,9 @@ class EntityLinker:
         for candidate in candidates:
             values = features(span, candidate, self.lexicon.word_counts.__getitem__)
             probability = self.scorer.probability(values)
-            trusted = candidate.rule not in GUESS_RULES and sum(span.content) > 1
+            trusted = candidate.rule not in GUESS_RULES and (
+                not self.judge_exact_words or sum(span.content) > 1
+            )
             if self.trace is not None:
                 self.trace.append(
                     Decision(span.text, start, end, candidate, values, probability, trusted)

@@ -306,21 +306,19 @@ def test_a_heldout_wording_with_a_planner_phrase_is_refused(
         evaluation.heldout_wordings(agent.planner.reader, path)
 
 
-def test_scored_linking_is_a_setting_that_reports_an_invented_name(
+def test_the_default_linking_reports_an_invented_name_the_rules_would_link(
     agent: GraphAgent, agent_graph: GraphStore, settings: Settings
 ) -> None:
     # "Sildenafox" is two letters from sildenafil, in a question about a disorder's features:
-    # the rules link the drug, the scorer (BIOKG_LINKING=scored, decision 0018) reports the name
-    # not in the graph; a real name is linked either way
-    scored = GraphAgent.connect(agent_graph, replace(settings, linking="scored"))
-    assert scored.linker.scorer == default_scorer()
+    # BIOKG_LINKING=rules links the drug, the default (guesses judged by the fitted scorer,
+    # decision 0018) reports the name not in the graph; a real name is linked either way
+    rules = GraphAgent.connect(agent_graph, replace(settings, linking="rules"))
+    assert agent.linker.scorer == default_scorer() and not agent.linker.judge_exact_words
     question = "Which disorders list Sildenafox as a feature?"
-    assert [c.id for m in agent.linker.mentions(question) for c in m.candidates] == [SILDENAFIL]
-    assert [(m.text, m.candidates) for m in scored.linker.mentions(question)] == [
-        ("Sildenafox", [])
-    ]
-    answer = scored.ask(question)
+    assert [c.id for m in rules.linker.mentions(question) for c in m.candidates] == [SILDENAFIL]
+    assert [(m.text, m.candidates) for m in agent.linker.mentions(question)] == [("Sildenafox", [])]
+    answer = agent.ask(question)
     assert answer.status == "not_found" and "'Sildenafox' is not in the graph" in answer.summary
-    assert {n.id for n in scored.ask("What does Viagra target?").answers} == {
-        n.id for n in agent.ask("What does Viagra target?").answers
+    assert {n.id for n in agent.ask("What does Viagra target?").answers} == {
+        n.id for n in rules.ask("What does Viagra target?").answers
     }

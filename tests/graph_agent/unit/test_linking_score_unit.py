@@ -238,6 +238,27 @@ def test_a_rejected_word_the_graphs_names_use_is_no_unknown_name(linker: EntityL
     assert [(m.text, m.candidates) for m in invented] == [("Sildenafox", [])]
 
 
+def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> None:
+    # BIOKG_LINKING=guesses: the same rejecting scorer drops the respelling "Sildenafox" but no
+    # longer the exact one-word names "FBN1" and "arachnodactyly"
+    scorer = linker.scorer
+    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    linker.judge_exact_words = False
+    try:
+        known = linker.mentions("Does FBN1 cause arachnodactyly?")
+        invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
+    finally:
+        linker.scorer, linker.judge_exact_words = scorer, True
+    assert [(m.text, [c.id for c in m.candidates]) for m in known] == [
+        ("FBN1", ["NCBIGene:2200"]),
+        ("arachnodactyly", ["HP:0001166"]),
+    ]
+    assert [(m.text, [c.id for c in m.candidates]) for m in invented] == [
+        ("Sildenafox", []),
+        ("arachnodactyly", ["HP:0001166"]),
+    ]
+
+
 def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike() -> None:
     # "Kaufman-McKusick syndrome" for "McKusick-Kaufman syndrome"; "tuberous sclerosis" for
     # the numbered types that are the graph's only nodes of it
@@ -260,7 +281,8 @@ def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike(
 
 def test_the_linking_setting_names_its_values(tmp_path: Path) -> None:
     home = {"BIOKG_HOME": str(tmp_path)}
-    assert Settings.from_env(home).linking == "rules"
+    assert Settings.from_env(home).linking == "guesses"
     assert Settings.from_env({**home, "BIOKG_LINKING": "Scored"}).linking == "scored"
-    with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of rules"):
+    assert Settings.from_env({**home, "BIOKG_LINKING": "rules"}).linking == "rules"
+    with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of guesses"):
         Settings.from_env({**home, "BIOKG_LINKING": "fuzzy"})
