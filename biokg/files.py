@@ -9,10 +9,11 @@ into place only when the block finished.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -48,3 +49,18 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+def made_once(target: Path, ready: Callable[[], bool], make: Callable[[Path], object]) -> Path:
+    """``target``, made by ``make(target)`` unless ``ready()``; one maker at a time across
+    processes (an ``flock`` beside it): two processes that find a model missing (a build beside
+    a server, parallel test workers) make it once, and neither reads a folder the other is
+    replacing."""
+    if ready():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(f"{target.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not ready():  # made by another process while this one waited
+            make(target)
+    return target

@@ -21,7 +21,7 @@ from typing import Any
 
 from biokg.embedding.models import MODEL_FILES, SentenceTransformerEmbedder, model_package
 from biokg.errors import EmbeddingError
-from biokg.files import atomic_path
+from biokg.files import atomic_path, made_once
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
@@ -56,9 +56,7 @@ class OnnxEmbedder:
 
     def prepare(self) -> Path:
         """Export the model now if it is not yet (a build does, so questions never wait)."""
-        if not self.path.is_file():
-            export(self.path)
-        return self.path
+        return made_once(self.path, self.path.is_file, export)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Normalized vectors, one per text (a text beyond 256 word pieces is truncated).

@@ -26,7 +26,7 @@ from typing import Any
 
 from biokg.embedding.models import MODEL_FILES, Embedder, SentenceTransformerEmbedder, model_package
 from biokg.errors import EmbeddingError
-from biokg.files import atomic_path
+from biokg.files import atomic_path, made_once
 from biokg.settings import Settings
 from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
@@ -62,9 +62,7 @@ class StaticEmbedder:
 
     def prepare(self) -> Path:
         """Distill the model now if it is not yet (a build does, before it embeds)."""
-        if not (self.path / "model.safetensors").is_file():
-            distill(self.path)
-        return self.path
+        return made_once(self.path, (self.path / "model.safetensors").is_file, distill)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length vectors, one per text (a text without any known piece: all zeros)."""
