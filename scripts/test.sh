@@ -13,6 +13,4 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 "$venv/bin/ruff" check .
-# two workers (pytest-xdist), a module's tests on one of them (tests/conftest.py groups them);
-# later arguments win: `bash scripts/test.sh -n 0` runs in one process
-exec "$venv/bin/python" -m pytest -n "${BIOKG_TEST_WORKERS:-2}" --dist loadgroup "$@"
+exec "$venv/bin/python" -m pytest "$@"

@@ -22,26 +22,6 @@ from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port
 
-#: The session fixture whose graph takes minutes to build: every module that uses it runs on one
-#: worker of a parallel run, so that it is built once.
-CROSS_SOURCE_FIXTURE = "cross_source_graph"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for pytest-xdist's ``--dist loadgroup`` (scripts/test.sh runs the suite
-    on two workers): a module's tests run on one worker, so its module-scoped graphs are built
-    once, and the modules that use the cross-source graph share a worker for the same reason.
-    Without xdist the marks change nothing."""
-    crossing = {
-        item.module.__name__
-        for item in items
-        if isinstance(item, pytest.Function) and CROSS_SOURCE_FIXTURE in item.fixturenames
-    }
-    for item in items:
-        module = item.module.__name__ if isinstance(item, pytest.Function) else item.nodeid
-        group = CROSS_SOURCE_FIXTURE if module in crossing else module
-        item.add_marker(pytest.mark.xdist_group(group))
-
 
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
