@@ -125,6 +125,7 @@ class _Span:
     end: int
     candidates: list[Candidate]
     weak: bool = False
+    rejected: tuple[Candidate, ...] = ()  # what the scorer judged too far (no candidates)
 
 
 class EntityLinker:
@@ -185,15 +186,18 @@ class EntityLinker:
         tokens = [self._spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
         # a span whose candidates the scorer rejected names nothing in the graph
-        rejected = {i for s in spans if not s.candidates for i in range(s.start, s.end)}
-        spans = [s for s in spans if s.candidates]
-        covered = {i for s in spans for i in range(s.start, s.end)}
-        spans += self._leftover_spans(question, tokens, covered, read)
-        rejected |= {i for s in spans if not s.candidates for i in range(s.start, s.end)}
+        linked = {i for s in spans if s.candidates for i in range(s.start, s.end)}
+        spans += self._leftover_spans(question, tokens, linked, read)
+        rejected: dict[int, list[Candidate]] = {}  # position: the guesses judged too far
+        for span in (s for s in spans if not s.candidates):
+            for i in range(span.start, span.end):
+                rejected[i] = _closest([*rejected.get(i, ()), *span.rejected])
         spans = _restatements_merged(tokens, [s for s in spans if s.candidates])
         mentions = [self._mention(question, tokens, span) for span in spans]
         covered = {i for s in spans for i in range(s.start, s.end)}
-        mentions += self._unknown(question, tokens, covered, rejected - covered)
+        for i in covered:
+            rejected.pop(i, None)
+        mentions += self._unknown(question, tokens, covered, rejected)
         return sorted(mentions, key=lambda m: m.tokens or (0, 0))
 
     def _grammar(self, key: str) -> bool:
@@ -283,7 +287,8 @@ class EntityLinker:
                 weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
                     decided = self._decide(tokens, start, end, candidates)
-                    found.append(_Span(start, end, decided, weak))
+                    rejected = () if decided else tuple(candidates)
+                    found.append(_Span(start, end, decided, weak, rejected))
         found.sort(key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), -_best(s), s.start))
         chosen: list[_Span] = []
         for span in found:
@@ -490,15 +495,15 @@ class EntityLinker:
                 candidates = self._fuzzy(text)
                 if len(run) == 1 and words.looks_like_symbol(run[0].text):
                     candidates = [c for c in candidates if c.label != "Gene"]
-            proposed = bool(candidates)
+            proposed = list(candidates)
             candidates = self._decide(tokens, start, end, candidates)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
                 # a respelling the scorer rejected may still be a description
                 searched = self._names_sharing_a_word(run, self._search(text, read))
-                proposed = proposed or bool(searched)
+                proposed += searched
                 candidates = self._decide(tokens, start, end, searched)
-            if proposed and not candidates:
-                out.append(_Span(start, end, []))  # rejected: not in the graph
+            if proposed and not candidates:  # rejected: not in the graph
+                out.append(_Span(start, end, [], rejected=tuple(proposed)))
                 continue
             doubtful = bool(candidates) and _doubtful(candidates)
             if doubtful and len(run) == 1 and words.looks_like_a_name(run[0].text):
@@ -547,11 +552,16 @@ class EntityLinker:
         return runs
 
     def _unknown(
-        self, question: Question, tokens: list[_Token], covered: set[int], rejected: set[int]
+        self,
+        question: Question,
+        tokens: list[_Token],
+        covered: set[int],
+        rejected: dict[int, list[Candidate]],
     ) -> list[Mention]:
         """Names the graph does not know: a quoted phrase not linked whole, and words that are
         neither English nor in the lexicon nor a respelling of a lexicon word the scorer kept
-        (``rejected``: positions of spans whose candidates it rejected)."""
+        (``rejected``: positions of spans whose candidates it rejected, with those candidates,
+        which the mention keeps as the closest names)."""
         out: list[Mention] = []
         i = 0
         while i < len(tokens):
@@ -577,7 +587,10 @@ class EntityLinker:
                 and words.looks_like_a_name(token.text)
             )
             if unknown:
-                out.append(Mention(text=token.text, candidates=[], tokens=(i, i + 1)))
+                closest = rejected.get(i, [])
+                out.append(
+                    Mention(text=token.text, candidates=[], tokens=(i, i + 1), rejected=closest)
+                )
             i += 1
         return out
 
@@ -823,6 +836,11 @@ def _one_slip(word: str) -> set[str]:
     slips |= {a + c + b[1:] for a, b in cuts if b for c in ascii_lowercase}
     slips |= {a + c + b for a, b in cuts for c in ascii_lowercase}
     return slips - {word, ""}
+
+
+def _closest(candidates: Iterable[Candidate], *, limit: int = 3) -> list[Candidate]:
+    """The best few of the candidates the scorer rejected, one per node, best first."""
+    return _best_per_node(candidates)[:limit]
 
 
 def _best_per_node(candidates: Iterable[Candidate]) -> list[Candidate]:

@@ -59,6 +59,12 @@ class Mention(_Model):
         description="the question's words it covers: the first and the one after the last, "
         "counted from 0 (none for a name given apart from a question)",
     )
+    rejected: list[Candidate] = Field(
+        default_factory=list,
+        description="for a name not in the graph: the guesses (respellings, index hits) the "
+        "linking scorer judged too far from it, best first; shown to the reader as the "
+        "closest names, never searched",
+    )
 
     @property
     def ambiguous(self) -> bool:

@@ -257,6 +257,8 @@ def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> N
         ("Sildenafox", []),
         ("arachnodactyly", ["HP:0001166"]),
     ]
+    # the rejected respelling is kept as the unknown name's closest name, never as a candidate
+    assert [[c.id for c in m.rejected] for m in invented] == [["CHEMBL.COMPOUND:CHEMBL192"], []]
 
 
 def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike() -> None:
