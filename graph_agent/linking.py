@@ -610,19 +610,27 @@ class EntityLinker:
         counts = self.lexicon.word_counts
         key: list[str] = []
         readings: list[set[str]] = []
+        respelled = False
         for token in original:
             others = set()
+            base = words.lemma(token)
+            if token not in self.lexicon.words and base != token and base in self.lexicon.words:
+                # an inflection of the graph's word is that word, no slip ("myotonias")
+                key.append(base)
+                readings.append(set())
+                continue
             if not self._ignorable(token) and not token.isdigit():
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
-                    respelled = self._closest_word(token)
+                    closest = self._closest_word(token)
                     # a symbol one letter from a gene's word is another gene's ("ARTEMIS" is
                     # no typo of artemin); capitals are also how ChEMBL writes drug names
-                    gene = symbol and self.lexicon.word_label(respelled) == "Gene"
+                    gene = symbol and self.lexicon.word_label(closest) == "Gene"
                     if token not in self.lexicon.words and not (words.is_common(token) or gene):
-                        token = respelled
-                    elif counts[respelled] > counts[token] or token not in self.lexicon.words:
-                        others.add(respelled)  # common English ("contain") is no typo on its own
+                        respelled = respelled or closest != token
+                        token = closest
+                    elif counts[closest] > counts[token] or token not in self.lexicon.words:
+                        others.add(closest)  # common English ("contain") is no typo on its own
             key.append(token)
             readings.append(others - {token})
         alts = tuple(
@@ -630,8 +638,7 @@ class EntityLinker:
             for i, others in enumerate(readings)
             for other in sorted(others)
         )
-        joined = " ".join(key)
-        return _Token(word, joined, corrected=joined != " ".join(original), alts=alts)
+        return _Token(word, " ".join(key), corrected=respelled, alts=alts)
 
     def _closest_word(self, word: str) -> str:
         """The most similar other lexicon word (the commoner on a tie), or ``word`` itself."""

@@ -261,6 +261,24 @@ def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> N
     assert [[c.id for c in m.rejected] for m in invented] == [["CHEMBL.COMPOUND:CHEMBL192"], []]
 
 
+def test_an_inflection_of_a_name_is_the_name_and_no_guess(linker: EntityLinker) -> None:
+    # "hypertensions" is the name's plural (its lemma), linked as the name even by a linker
+    # that judges every guess with a scorer rejecting them all; a misspelling still is a guess
+    scorer = linker.scorer
+    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    linker.judge_exact_words = False
+    try:
+        plural = linker.mentions("Which genes cause hypertensions?")
+        typo = linker.mentions("Which genes cause hypertensoin?")
+    finally:
+        linker.scorer, linker.judge_exact_words = scorer, True
+    assert [(m.text, sorted(c.id for c in m.candidates)) for m in plural] == [
+        ("hypertensions", ["HP:0000822", "MESH:D006973"])
+    ]
+    assert {c.rule for m in plural for c in m.candidates} == {"name"}
+    assert [(m.text, m.candidates) for m in typo] == [("hypertensoin", [])]
+
+
 def test_a_name_in_another_word_order_or_without_its_type_number_is_spelt_alike() -> None:
     # "Kaufman-McKusick syndrome" for "McKusick-Kaufman syndrome"; "tuberous sclerosis" for
     # the numbered types that are the graph's only nodes of it
