@@ -613,13 +613,13 @@ class EntityLinker:
         respelled = False
         for token in original:
             others = set()
-            base = words.lemma(token)
-            if token not in self.lexicon.words and base != token and base in self.lexicon.words:
-                # an inflection of the graph's word is that word, no slip ("myotonias")
-                key.append(base)
-                readings.append(set())
-                continue
             if not self._ignorable(token) and not token.isdigit():
+                base = words.lemma(token)
+                if token not in self.lexicon.words and base in self.lexicon.words:
+                    # an inflection of the graph's word is that word, no slip ("myotonias")
+                    key.append(base)
+                    readings.append(set())
+                    continue
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
                     closest = self._closest_word(token)
