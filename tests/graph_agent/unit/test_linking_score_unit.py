@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,19 @@ from biokg.graph_agent.linking_score import (
 )
 from biokg.graph_agent.models import Candidate
 from biokg.settings import Settings
+
+
+@contextmanager
+def rejecting_everything(linker: EntityLinker, *, judge_exact_words: bool = True) -> Iterator[None]:
+    """The linker with a scorer that rejects every span it judges (exact one-word names too,
+    unless ``judge_exact_words`` is off, as BIOKG_LINKING=guesses), restored afterwards."""
+    saved = linker.scorer, linker.judge_exact_words
+    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    linker.judge_exact_words = judge_exact_words
+    try:
+        yield
+    finally:
+        linker.scorer, linker.judge_exact_words = saved
 
 
 def _span(*written: str, context: tuple[str, ...] = ()) -> SpanText:
@@ -199,12 +214,8 @@ def test_reachable_labels_come_from_the_cued_relationships(reader) -> None:
 def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker) -> None:
     # "Sildenafox" is respelled to the drug's name; a scorer that rejects every guess leaves it
     # an unknown name, not a link
-    scorer = linker.scorer
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
-    try:
+    with rejecting_everything(linker):
         mentions = linker.mentions("Which disorders list Sildenafox as a feature?")
-    finally:
-        linker.scorer = scorer
     assert [(m.text, m.candidates) for m in mentions] == [("Sildenafox", [])]
     accepted = linker.mentions("Which disorders list Sildenafox as a feature?")
     assert [c.id for m in accepted for c in m.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]
@@ -227,13 +238,9 @@ def test_a_rejected_word_the_graphs_names_use_is_no_unknown_name(linker: EntityL
     # a scorer that rejects every judged span: "arachnodactyly" and "FBN1" are words of the
     # graph's names (its vocabulary: the planner must not stop on them as names the graph
     # lacks), "Sildenafox" is a word no name uses
-    scorer = linker.scorer
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
-    try:
+    with rejecting_everything(linker):
         known = linker.mentions("Does FBN1 cause arachnodactyly?")
         invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
-    finally:
-        linker.scorer = scorer
     assert known == []
     assert [(m.text, m.candidates) for m in invented] == [("Sildenafox", [])]
 
@@ -241,14 +248,9 @@ def test_a_rejected_word_the_graphs_names_use_is_no_unknown_name(linker: EntityL
 def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> None:
     # BIOKG_LINKING=guesses: the same rejecting scorer drops the respelling "Sildenafox" but no
     # longer the exact one-word names "FBN1" and "arachnodactyly"
-    scorer = linker.scorer
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
-    linker.judge_exact_words = False
-    try:
+    with rejecting_everything(linker, judge_exact_words=False):
         known = linker.mentions("Does FBN1 cause arachnodactyly?")
         invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
-    finally:
-        linker.scorer, linker.judge_exact_words = scorer, True
     assert [(m.text, [c.id for c in m.candidates]) for m in known] == [
         ("FBN1", ["NCBIGene:2200"]),
         ("arachnodactyly", ["HP:0001166"]),
@@ -264,14 +266,9 @@ def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> N
 def test_an_inflection_of_a_name_is_the_name_and_no_guess(linker: EntityLinker) -> None:
     # "hypertensions" is the name's plural (its lemma), linked as the name even by a linker
     # that judges every guess with a scorer rejecting them all; a misspelling still is a guess
-    scorer = linker.scorer
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
-    linker.judge_exact_words = False
-    try:
+    with rejecting_everything(linker, judge_exact_words=False):
         plural = linker.mentions("Which genes cause hypertensions?")
         typo = linker.mentions("Which genes cause hypertensoin?")
-    finally:
-        linker.scorer, linker.judge_exact_words = scorer, True
     assert [(m.text, sorted(c.id for c in m.candidates)) for m in plural] == [
         ("hypertensions", ["HP:0000822", "MESH:D006973"])
     ]
