@@ -125,9 +125,11 @@ def _print_answer(answer: Answer, *, explain: bool) -> None:
             dim(f"query {q.step}: {q.rows} rows, {q.ms:.1f} ms")
             dim(f"{q.cypher.strip()}\n{json.dumps(q.params)}")
     plain(answer.summary)
+    shown: set[str] = set()  # the words of one rejected phrase share their closest names
     for m in answer.mentions:
-        if m.rejected:  # a name not in the graph: what linking judged too far from it
-            closest = ", ".join(f"{c.name} ({c.id})" for c in m.rejected)
+        closest = ", ".join(f"{c.name} ({c.id})" for c in m.rejected)
+        if closest and closest not in shown:  # a name not in the graph: what linking rejected
+            shown.add(closest)
             dim(f"{m.text!r}: closest names in the graph, judged too far: {closest}")
     for i, claim in enumerate(answer.claims, 1):
         plain(f"[{i}] {claim.text}")

@@ -43,6 +43,21 @@ def test_ask_text_says_not_found_for_an_unknown_name(
     assert "Not found in the graph" in result.output
 
 
+def test_ask_text_names_the_closest_names_it_rejected(
+    agent_graph: GraphStore, settings: Settings
+) -> None:
+    # the default linking judges the respelling "Sildenafox" -> sildenafil too far in a
+    # question about a disorder's features: not linked, but shown so that a typo can be fixed
+    result = runner.invoke(
+        app, ["ask", "Which disorders list Sildenafox as a feature?"], env=settings_env(settings)
+    )
+    assert result.exit_code == 0, result.output
+    assert "'Sildenafox' is not in the graph" in result.output
+    printed = " ".join(result.output.split())  # rich wraps lines at the terminal's width
+    closest = "'Sildenafox': closest names in the graph, judged too far: SILDENAFIL ("
+    assert printed.count("judged too far") == 1 and f"{closest}{SILDENAFIL})" in printed
+
+
 def test_empty_question_is_a_one_line_error(agent_graph: GraphStore, settings: Settings) -> None:
     result = runner.invoke(app, ["ask", "  "], env=settings_env(settings))
     assert result.exit_code == 1
