@@ -371,6 +371,8 @@ class GraphStore:
             yield from orjson.loads(reply)["result"]
 
     def _scan_replies(self, type_name: str, projection: list[str], page: int) -> Iterator[bytes]:
+        if not self._has_type(type_name):
+            return  # nothing of it written yet: no records, as a Cypher MATCH would find
         last = None
         while True:
             after = f"WHERE @rid > {last} " if last else ""
@@ -384,6 +386,14 @@ class GraphStore:
             last = _last_rid(reply)
             if last is None:  # an empty page: past the last record
                 return
+
+    def _has_type(self, type_name: str) -> bool:
+        """Whether the engine's schema holds this type: its SQL refuses a query of a type that
+        was never created (a graph nothing was loaded into), where Cypher finds nothing."""
+        command = "SELECT name FROM schema:types WHERE name = :name"
+        body = json.dumps({"language": "sql", "command": command, "params": {"name": type_name}})
+        reply = self._post("query", body.encode(), "application/json", what=command, write=False)
+        return bool(orjson.loads(reply)["result"])
 
     def create_edges_bulk(self, ndjson: bytes) -> int:
         """Create the edges of one NDJSON payload (``@type: edge``, ``@class``, ``@from`` and
