@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from own_graph import TEST_DATA, fresh_graph_settings, share_test_data
+from own_graph import TEST_DATA, fresh_graph_settings, release, share_test_data
 
 from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.static import StaticEmbedder
@@ -47,11 +47,11 @@ def store(settings: Settings) -> Iterator[GraphStore]:
 @pytest.fixture
 def own_graph_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Settings of an empty graph of its own, for a test that must know everything in the
-    graph, e.g. what a build embeds. Its engine is listening already, schema/'s constraints and
-    indexes applied (while earlier tests ran: own_graph.SPARE), and is stopped afterwards."""
+    graph, e.g. what a build embeds: a database of its own in an engine already listening
+    (own_graph.POOL), schema/'s constraints and indexes applied, dropped afterwards."""
     own = fresh_graph_settings(tmp_path_factory, started=True)
     yield own
-    embedded.stop_background(own)
+    release(own)
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def cross_source_graph(
             build(store, own, CROSS_SOURCES, sample=True)
             yield store, own
     finally:
-        embedded.stop_background(own)
+        release(own)
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,13 @@ shares."""
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import itertools
+import json
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+import shutil
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -13,7 +18,7 @@ import pytest
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
-from biokg.store.embedded import free_port, start_background
+from biokg.store.embedded import free_port, start_background, stop_background
 
 #: Real packaged data fetched once per machine and reused between runs (conftest's
 #: ``test_data_cache``): the Debian packages GO is rendered from, and the models made from the
@@ -42,53 +47,98 @@ def share_test_data(settings: Settings) -> Settings:
 def fresh_graph_settings(
     tmp_path_factory: pytest.TempPathFactory, *, started: bool = False
 ) -> Settings:
-    """Settings of an empty graph of its own: a fresh home (sharing the test data) and free
-    ports; with ``started``, its engine already listening with the schema applied
-    (:data:`SPARE`), otherwise started by the first connect or CLI command. The caller stops it
-    (``embedded.stop_background``)."""
+    """Settings of an empty graph of its own: a fresh home (sharing the test data); with
+    ``started``, a database of its own in the run's :data:`POOL` engine, schema/'s constraints
+    and indexes applied; otherwise an engine of its own on free ports, started by the first
+    connect or CLI command. The caller gives it back with :func:`release`."""
     if started:
-        return SPARE.take(tmp_path_factory)
+        return POOL.take(tmp_path_factory)
+    return _fresh_home(tmp_path_factory, free_port(), free_port())
+
+
+def release(settings: Settings) -> None:
+    """Drop a pooled graph's database, or stop the engine of a graph of its own."""
+    if POOL.holds(settings):
+        POOL.give_back(settings)
+    else:
+        stop_background(settings)
+
+
+def _fresh_home(tmp_path_factory: pytest.TempPathFactory, bolt: int, http: int) -> Settings:
     return share_test_data(
         Settings.from_env(
             {
                 "BIOKG_HOME": str(tmp_path_factory.mktemp("biokg-own-home")),
-                "BIOKG_BOLT_PORT": str(free_port()),
-                "BIOKG_HTTP_PORT": str(free_port()),
+                "BIOKG_BOLT_PORT": str(bolt),
+                "BIOKG_HTTP_PORT": str(http),
             }
         )
     )
 
 
-class SpareGraph:
-    """One empty graph whose engine starts, and gets schema/'s constraints and indexes, in a
-    background thread while the tests before it run, so a test asking for a started graph of
-    its own mostly finds one ready instead of waiting for a JVM (~4 s) and the schema (~5 s),
-    ~50 times a run. Its engine exits with the test process."""
+class GraphPool:
+    """One engine whose databases are the run's started graphs of their own, one each.
+
+    A graph of its own used to be an engine of its own: a JVM start (~4 s of CPU) and schema/'s
+    DDL on a cold JVM (~3.5 s of CPU), ~50 times a run, and each test's work then ran on a JVM
+    that had compiled nothing yet. A database in an engine already running costs ~1 s of CPU.
+    Each pooled graph has a home of its own (its caches, downloads, loads) whose
+    ``arcadedb/server.json`` names the pool's engine, so the library, the CLI and Prefect's
+    processes reach it as they reach any shared engine (``biokg db start``), with
+    ``BIOKG_NEO4J_DATABASE`` naming the database (``settings_env``). The engine exits with the
+    test process; a test that sets the engine's own limits takes an unstarted graph instead."""
 
     def __init__(self) -> None:
-        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spare-graph")
-        self._next: tuple[Settings, Future] | None = None
+        self._engine: Settings | None = None
+        self._names = itertools.count(1)
+        self._held: set[str] = set()
 
     def take(self, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-        if self._next is None:
-            self._next = self._start(tmp_path_factory)
-        settings, starting = self._next
-        starting.result()  # raises what the start raised
-        self._next = self._start(tmp_path_factory)
-        return settings
+        engine = self._started(tmp_path_factory)
+        name = f"own{next(self._names)}"
+        own = dataclasses.replace(
+            _fresh_home(tmp_path_factory, engine.bolt_port, engine.http_port), database=name
+        )
+        self._command(f"create database {name}")
+        own.db_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(engine.db_dir / "server.json", own.db_dir / "server.json")
+        self._held.add(name)
+        with GraphStore.connect(own) as store:
+            store.apply_schema(load_schema())
+        return own
 
-    def _start(self, tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Future]:
-        settings = fresh_graph_settings(tmp_path_factory)
-        return settings, self._starter.submit(_start_with_schema, settings)
+    def holds(self, settings: Settings) -> bool:
+        return (
+            settings.database in self._held
+            and self._engine is not None
+            and (settings.bolt_port == self._engine.bolt_port)
+        )
+
+    def give_back(self, settings: Settings) -> None:
+        self._held.discard(settings.database)
+        (settings.db_dir / "server.json").unlink(missing_ok=True)
+        self._command(f"drop database {settings.database}")
+
+    def _started(self, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+        if self._engine is None:
+            engine = _fresh_home(tmp_path_factory, free_port(), free_port())
+            start_background(engine, owner_pid=os.getpid())
+            self._engine = engine
+        return self._engine
+
+    def _command(self, command: str) -> None:
+        """A server command (create or drop a database) through the engine's HTTP API."""
+        assert self._engine is not None
+        token = base64.b64encode(f"root:{self._engine.embedded_password}".encode()).decode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self._engine.http_port}/api/v1/server",
+            data=json.dumps({"command": command}).encode(),
+            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            reply.read()
 
 
-def _start_with_schema(settings: Settings) -> None:
-    """Start the graph's engine and apply schema/'s constraints and indexes, as every build and
-    first load does before it writes (~5 s on a fresh graph, 0.3 s once they exist)."""
-    start_background(settings, owner_pid=os.getpid())
-    with GraphStore.connect(settings) as store:
-        store.apply_schema(load_schema())
-
-
-#: The run's spare graph (:func:`fresh_graph_settings` with ``started``).
-SPARE = SpareGraph()
+#: The run's pool of started graphs (:func:`fresh_graph_settings` with ``started``).
+POOL = GraphPool()

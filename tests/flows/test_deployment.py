@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from own_graph import fresh_graph_settings
+from own_graph import fresh_graph_settings, release
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from prefect.deployments import run_deployment
@@ -23,8 +23,8 @@ from upstream import Upstream, hpo_release, publish
 
 from biokg.flows.deploy import SCHEDULES
 from biokg.flows.refresh import REPORT_KEY
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
+from biokg.store import GraphStore
+from biokg.store.embedded import free_port, settings_env
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 120
@@ -100,9 +100,7 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
         cwd=REPO,
         env={
             **env,
-            "BIOKG_HOME": str(own.home),
-            "BIOKG_BOLT_PORT": str(own.bolt_port),
-            "BIOKG_HTTP_PORT": str(own.http_port),
+            **settings_env(own),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         },
     )
@@ -128,7 +126,7 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
         served.terminate()
         served.wait(timeout=30)
         http.shutdown()
-        embedded.stop_background(own)
+        release(own)
 
 
 def test_prefect_yaml_declares_the_served_deployments_and_schedules() -> None:

@@ -11,6 +11,7 @@ from biokg.ingest.records import Records
 from biokg.ingest.refresh import refresh
 from biokg.settings import Settings
 from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
 
 RETIRED, REPLACEMENT = "HP:0001518", "HP:0001250"  # Small for gestational age → Seizure
 
@@ -22,9 +23,7 @@ def test_a_term_made_obsolete_keeps_its_node_flagged_with_its_replacement(
     http = upstream.serve()
     settings = Settings.from_env(
         {
-            "BIOKG_HOME": str(own_graph_settings.home),
-            "BIOKG_BOLT_PORT": str(own_graph_settings.bolt_port),
-            "BIOKG_HTTP_PORT": str(own_graph_settings.http_port),
+            **settings_env(own_graph_settings),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         }
     )

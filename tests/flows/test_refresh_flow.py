@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from own_graph import fresh_graph_settings
+from own_graph import fresh_graph_settings, release
 from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 from upstream import Upstream, go_release, hpo_release, publish
@@ -24,6 +24,7 @@ from biokg.flows.refresh import refresh_flow
 from biokg.ingest.delta import snapshot_dir
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
+from biokg.store.embedded import settings_env
 
 SOURCES = ["hpo", "go"]
 FAST_RETRIES = [0.2, 0.2, 0.2]
@@ -51,14 +52,12 @@ def mirror_settings(
     """A graph of its own whose HPO and GO mirrors are the loopback upstream."""
     own = fresh_graph_settings(tmp_path_factory, started=True)
     env = {
-        "BIOKG_HOME": str(own.home),
-        "BIOKG_BOLT_PORT": str(own.bolt_port),
-        "BIOKG_HTTP_PORT": str(own.http_port),
+        **settings_env(own),
         "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         "BIOKG_GO_URL": f"{upstream.url}/go",
     }
     yield Settings.from_env(env)
-    embedded.stop_background(own)
+    release(own)
 
 
 @pytest.fixture(scope="module")
@@ -276,9 +275,7 @@ def test_cli_refresh_reports_and_status_history_lists_the_refresh_loads(
 ) -> None:
     publish(upstream, "go", go_release(test_data_cache, go_folder, date="2022-10-01"), at=2e9)
     for key, value in {
-        "BIOKG_HOME": str(mirror_settings.home),
-        "BIOKG_BOLT_PORT": str(mirror_settings.bolt_port),
-        "BIOKG_HTTP_PORT": str(mirror_settings.http_port),
+        **settings_env(mirror_settings),
         "BIOKG_HPO_URL": mirror_settings.source_url("hpo"),
         "BIOKG_GO_URL": mirror_settings.source_url("go"),
     }.items():

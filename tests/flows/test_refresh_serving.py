@@ -8,14 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from own_graph import fresh_graph_settings
+from own_graph import fresh_graph_settings, release
 from upstream import Upstream, hpo_release, publish
 
 from biokg.api.app import create_app
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.refresh import UPDATED, refresh
 from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
+from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
 
 QUESTION = "Which phenotypes does developmental and epileptic encephalopathy 96 have?"
 FLIPS = 6
@@ -30,16 +31,14 @@ def serving(
     own = fresh_graph_settings(tmp_path_factory, started=True)
     settings = Settings.from_env(
         {
-            "BIOKG_HOME": str(own.home),
-            "BIOKG_BOLT_PORT": str(own.bolt_port),
-            "BIOKG_HTTP_PORT": str(own.http_port),
+            **settings_env(own),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         }
     )
     with GraphStore.connect(settings) as store:
         yield upstream, settings, store
     http.shutdown()
-    embedded.stop_background(settings)
+    release(settings)
 
 
 def test_answers_during_refreshes_hold_one_release_of_the_source(

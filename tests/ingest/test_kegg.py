@@ -35,6 +35,7 @@ from biokg.ingest.sources import DEFAULT_SOURCES, kegg
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
+from biokg.store.embedded import settings_env
 
 FIXTURE = Path(__file__).parent / "data" / "kegg"
 GAP = 1 / 3  # KEGG: at most 3 requests a second
@@ -372,9 +373,7 @@ def test_kegg_is_opt_in(server: KeggServer, store: GraphStore, settings: Setting
         app,
         ["build", "--sources", "kegg", "--no-embed"],
         env={
-            "BIOKG_HOME": str(settings.home),
-            "BIOKG_BOLT_PORT": str(settings.bolt_port),
-            "BIOKG_HTTP_PORT": str(settings.http_port),
+            **settings_env(settings),
             "BIOKG_KEGG_URL": server.url,
         },
     )
@@ -386,9 +385,7 @@ def test_accepted_build_fetches_from_the_configured_url(
     server: KeggServer, own_graph_settings: Settings
 ) -> None:
     env = {
-        "BIOKG_HOME": str(own_graph_settings.home),
-        "BIOKG_BOLT_PORT": str(own_graph_settings.bolt_port),
-        "BIOKG_HTTP_PORT": str(own_graph_settings.http_port),
+        **settings_env(own_graph_settings),
         "BIOKG_KEGG_URL": server.url,
         "BIOKG_KEGG_ACCEPT_LICENSE": "1",
     }

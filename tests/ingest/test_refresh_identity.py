@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from graph_state import assert_same_graph, graph_dump
-from own_graph import fresh_graph_settings
+from own_graph import fresh_graph_settings, release
 
 from biokg.ingest.build import (
     IDENTITY_ROWS,
@@ -36,7 +36,7 @@ from biokg.ingest.records import Records
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import chembl, primekg
 from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
+from biokg.store import GraphStore
 from biokg.store.embedded import write_transactions
 
 SOURCES = ("chembl", "primekg", "openfda")
@@ -70,7 +70,7 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, 
             build(store, settings, SOURCES, sample=True)
         yield settings, dirs
     finally:
-        embedded.stop_background(settings)
+        release(settings)
 
 
 def drop_non_drug_edges(kg: Path, every: int) -> int:
@@ -241,6 +241,6 @@ def test_a_chembl_rename_openfda_merged_onto_reloads_openfda_like_a_clean_build(
             build(store, clean, SOURCES, sample=True)
             expected = graph_dump(store)
     finally:
-        embedded.stop_background(clean)
+        release(clean)
     with GraphStore.connect(settings) as store:
         assert_same_graph(graph_dump(store), expected)
