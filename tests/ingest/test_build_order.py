@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from graph_state import assert_same_graph, graph_dump
 from hpo_slice import HPO_DATA, obo_slice
-from own_graph import fresh_graph_settings
+from own_graph import fresh_graph_settings, release
 from test_build import go_data
 
 from biokg.embedding.static import StaticEmbedder
@@ -81,9 +81,11 @@ def inputs(tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path) -> d
     return {"go": go, "hpo": hpo_slice_for(genes, root / "hpo")}
 
 
-def graph_settings(factory: pytest.TempPathFactory, inputs: dict[str, Path]) -> Settings:
+def graph_settings(
+    factory: pytest.TempPathFactory, inputs: dict[str, Path], *, started: bool
+) -> Settings:
     """An empty graph of its own that reads HPO and GO from the small inputs."""
-    own = fresh_graph_settings(factory)
+    own = fresh_graph_settings(factory, started=started)
     return dataclasses.replace(own, source_dirs=tuple(sorted(inputs.items())))
 
 
@@ -91,13 +93,15 @@ def graph_settings(factory: pytest.TempPathFactory, inputs: dict[str, Path]) -> 
 def two_graphs(
     tmp_path_factory: pytest.TempPathFactory, inputs: dict[str, Path]
 ) -> Iterator[tuple[Settings, Settings]]:
-    forward = graph_settings(tmp_path_factory, inputs)
-    backward = graph_settings(tmp_path_factory, inputs)
+    """Forward: a pooled graph, built in this process. Backward: an engine of its own, which
+    the killed CLI started and owned, so it dies half-way through a write with it."""
+    forward = graph_settings(tmp_path_factory, inputs, started=True)
+    backward = graph_settings(tmp_path_factory, inputs, started=False)
     try:
         yield forward, backward
     finally:
         for own in (forward, backward):
-            embedded.stop_background(own)
+            release(own)
 
 
 def build_one_at_a_time(settings: Settings, names: list[str]) -> None:

@@ -3,9 +3,12 @@ graph the Cypher road builds: same nodes, labels, edges, ids, endpoints and prop
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
+from own_graph import fresh_graph_settings, release
 from test_build import go_data
 
 from biokg.errors import StoreError
@@ -14,8 +17,7 @@ from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
 from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
+from biokg.store import GraphStore
 
 #: GO (small real files: NOT annotations, lists), ChEMBL and openFDA (report counts, label
 #: sections, drug identity merges): edges with many different sets of null properties.
@@ -43,16 +45,13 @@ def _graph(store: GraphStore) -> tuple[list, list]:
     )
 
 
-def _own_settings(home: Path, go: Path, *, bulk: bool) -> Settings:
-    return Settings.from_env(
-        {
-            "BIOKG_HOME": str(home),
-            "BIOKG_BOLT_PORT": str(free_port()),
-            "BIOKG_HTTP_PORT": str(free_port()),
-            "BIOKG_GO_DIR": str(go),
-            "BIOKG_BULK_LOAD": "1" if bulk else "0",
-            "BIOKG_BATCH_SIZE": "300",  # several bulk requests per type
-        }
+def _own_settings(factory: pytest.TempPathFactory, go: Path, *, bulk: bool) -> Settings:
+    own = fresh_graph_settings(factory, started=True)
+    return dataclasses.replace(
+        own,
+        source_dirs=(("go", go),),
+        bulk_load=bulk,
+        batch_size=300,  # several bulk requests per type
     )
 
 
@@ -67,15 +66,16 @@ def test_bulk_and_cypher_roads_build_the_same_graph(
     graphs = []
     settings.cache_dir.mkdir(parents=True, exist_ok=True)  # fetched files shared by both homes
     for bulk in (True, False):
-        own = _own_settings(tmp_path_factory.mktemp("biokg-road"), go_files, bulk=bulk)
-        (own.home / "cache").symlink_to(settings.cache_dir, target_is_directory=True)
+        own = _own_settings(tmp_path_factory, go_files, bulk=bulk)
+        shutil.rmtree(own.cache_dir)  # the test data's links only, nothing fetched yet
+        own.cache_dir.symlink_to(settings.cache_dir, target_is_directory=True)
         try:
             with GraphStore.connect(own) as store:
                 assert GraphWriter(store, load_schema(), bulk=bulk).bulk is bulk
                 build(store, own, SOURCES, sample=True)
                 graphs.append(_graph(store))
         finally:
-            embedded.stop_background(own)
+            release(own)
     bulk_graph, cypher_graph = graphs
     assert len(bulk_graph[1]) > 3_000  # the comparison covers a real load
     assert {e["type"] for e in bulk_graph[1]} >= {"ANNOTATED_WITH", "REPORTED_ADVERSE_EVENT"}
