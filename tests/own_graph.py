@@ -108,10 +108,12 @@ class GraphPool:
         return own
 
     def holds(self, settings: Settings) -> bool:
+        """Whether ``settings`` name one of the pool's databases (not an engine of its own)."""
+        engine = self._engine
         return (
-            settings.database in self._held
-            and self._engine is not None
-            and (settings.bolt_port == self._engine.bolt_port)
+            engine is not None
+            and settings.bolt_port == engine.bolt_port
+            and (settings.database in self._held)
         )
 
     def give_back(self, settings: Settings) -> None:
