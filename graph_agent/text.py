@@ -11,10 +11,16 @@ name. Lemmas (``simplemma``) let "caused", "causes" and "causing" read as one cu
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
+import sqlite3
+import threading
+from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
+from biokg.files import atomic_path, made_once
 from biokg.names import name_key
 
 #: Zipf frequency (log10 of uses per billion words) from which a word counts as common English:
@@ -169,10 +175,53 @@ def _regions(text: str) -> tuple[list[bool], list[bool]]:
     return quoted, parenthesised
 
 
+#: A plain word: letters and single digits ("brca1", "c9orf"), which wordfreq reads as one token
+#: and looks up as written (a run of digits it replaces by zeros and weighs by a number model).
+_PLAIN_WORD = re.compile(r"(?:[a-z]|[0-9](?![0-9]))+")
+_WORD_TABLE: sqlite3.Connection | None = None
+_WORD_TABLE_LOCK = threading.Lock()
+
+
+def keep_word_frequencies(folder: Path) -> Path:
+    """Answer :func:`zipf` for plain words from a table of wordfreq's own English values under
+    ``folder``, made there once per wordfreq version (3-4 s). Importing wordfreq and reading its
+    word list took ~0.34 s of every ``biokg ask`` process that met a word's commonness; a
+    lookup in the table takes microseconds. Other words (digits, hyphens, accents) still go to
+    wordfreq, whose tokenizer and number rules decide them."""
+    global _WORD_TABLE
+    version = importlib.metadata.version("wordfreq")
+    path = folder / f"zipf-en-wordfreq-{version}.sqlite"
+    made_once(path, path.is_file, _write_word_table)
+    with _WORD_TABLE_LOCK:
+        if _WORD_TABLE is None:
+            uri = f"file:{path}?mode=ro&immutable=1"
+            _WORD_TABLE = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    return path
+
+
+def _write_word_table(path: Path) -> None:
+    from wordfreq import iter_wordlist, zipf_frequency
+
+    rows = (
+        (word, zipf_frequency(word, "en"))
+        for word in iter_wordlist("en")
+        if _PLAIN_WORD.fullmatch(word)
+    )
+    with atomic_path(path) as partial, closing(sqlite3.connect(partial)) as table:
+        table.execute("CREATE TABLE zipf (word TEXT PRIMARY KEY, zipf REAL) WITHOUT ROWID")
+        table.executemany("INSERT INTO zipf VALUES (?, ?)", rows)
+        table.commit()
+
+
 @cache
 def zipf(word: str) -> float:
-    """English Zipf frequency of ``word`` (0 for a word wordfreq does not know)."""
-    from wordfreq import zipf_frequency  # loaded on first use: 0.1 s
+    """English Zipf frequency of ``word`` (0 for a word wordfreq does not know), from the kept
+    table where :func:`keep_word_frequencies` opened one, else from wordfreq itself."""
+    if _WORD_TABLE is not None and _PLAIN_WORD.fullmatch(word):
+        with _WORD_TABLE_LOCK:
+            row = _WORD_TABLE.execute("SELECT zipf FROM zipf WHERE word = ?", (word,)).fetchone()
+        return row[0] if row else 0.0
+    from wordfreq import zipf_frequency  # loaded on first use: ~0.34 s
 
     return zipf_frequency(word, "en")
 
