@@ -184,7 +184,7 @@ _WORD_TABLE_LOCK = threading.Lock()
 
 def keep_word_frequencies(folder: Path) -> Path:
     """Answer :func:`zipf` for plain words from a table of wordfreq's own English values under
-    ``folder``, made there once per wordfreq version (3-4 s). Importing wordfreq and reading its
+    ``folder``, made there once per wordfreq version (~10 s). Importing wordfreq and reading its
     word list took ~0.34 s of every ``biokg ask`` process that met a word's commonness; a
     lookup in the table takes microseconds. Other words (digits, hyphens, accents) still go to
     wordfreq, whose tokenizer and number rules decide them."""
