@@ -33,14 +33,18 @@ def test_ask_json_cites_the_edge_behind_each_claim(
     assert claim["sources"][0]["source"] == "infores:chembl"
 
 
+def _ask_text(question: str, settings: Settings) -> str:
+    """``biokg ask QUESTION``'s text output, the command having succeeded."""
+    result = runner.invoke(app, ["ask", question], env=settings_env(settings))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_ask_text_says_not_found_for_an_unknown_name(
     agent_graph: GraphStore, settings: Settings
 ) -> None:
-    result = runner.invoke(
-        app, ["ask", "What does Zorblaxinol target?"], env=settings_env(settings)
-    )
-    assert result.exit_code == 0, result.output
-    assert "Not found in the graph" in result.output
+    output = _ask_text("What does Zorblaxinol target?", settings)
+    assert "Not found in the graph" in output
 
 
 def test_ask_text_names_the_closest_names_it_rejected(
@@ -48,12 +52,9 @@ def test_ask_text_names_the_closest_names_it_rejected(
 ) -> None:
     # the default linking judges the respelling "Sildenafox" -> sildenafil too far in a
     # question about a disorder's features: not linked, but shown so that a typo can be fixed
-    result = runner.invoke(
-        app, ["ask", "Which disorders list Sildenafox as a feature?"], env=settings_env(settings)
-    )
-    assert result.exit_code == 0, result.output
-    assert "'Sildenafox' is not in the graph" in result.output
-    printed = " ".join(result.output.split())  # rich wraps lines at the terminal's width
+    output = _ask_text("Which disorders list Sildenafox as a feature?", settings)
+    assert "'Sildenafox' is not in the graph" in output
+    printed = " ".join(output.split())  # rich wraps lines at the terminal's width
     closest = "'Sildenafox': closest names in the graph, judged too far: SILDENAFIL ("
     assert printed.count("judged too far") == 1 and f"{closest}{SILDENAFIL})" in printed
 
