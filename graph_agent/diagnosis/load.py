@@ -94,11 +94,41 @@ def index_loaded() -> bool:
 
 
 def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
-    """Every table's rows, read from the graph."""
-    return {
-        name: pl.DataFrame(store.read(cypher.load(name)), schema=schema)
-        for name, schema in TABLES.items()
-    }
+    """Every table's rows, read from the graph; the annotations sorted, so that both roads
+    (Cypher, the embedded engine's SQL scan) give the same index."""
+    frames = {}
+    for name, schema in TABLES.items():
+        if name == "diagnosis_annotations" and store.http_api:
+            rows = _scanned_annotations(store)
+        else:
+            rows = store.read(cypher.load(name))
+        frames[name] = pl.DataFrame(rows, schema=schema)
+    annotations = frames["diagnosis_annotations"]
+    frames["diagnosis_annotations"] = annotations.sort("disease", "term", "edge")
+    return frames
+
+
+def _scanned_annotations(store: GraphStore) -> list[dict]:
+    """``cypher/diagnosis_annotations.cypher``'s rows read with the embedded engine's paged SQL
+    (:meth:`GraphStore.scan_edges`): the disease and phenotype ends by record id. Over Bolt
+    the 264k annotations of the full HPO release take 12 s, here about a third of that."""
+    diseases = {row["rid"]: row for row in store.scan_nodes("Disease", ["id", "name"])}
+    phenotypes = {row["rid"]: row["id"] for row in store.scan_nodes("Phenotype", ["id"])}
+    columns = ["id", "frequency", "negated", "source", "source_record"]
+    return [
+        {
+            "disease": disease["id"],
+            "name": disease["name"],
+            "term": phenotypes[edge["in"]],
+            "frequency": edge["frequency"],
+            "negated": edge["negated"],
+            "edge": edge["id"],
+            "source": edge["source"],
+            "source_record": edge["source_record"],
+        }
+        for edge in store.scan_edges("HAS_PHENOTYPE", columns)
+        if (disease := diseases.get(edge["out"])) and edge["in"] in phenotypes
+    ]
 
 
 def _rows(store: GraphStore, here: Path) -> dict[str, pl.DataFrame]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
 import pytest
 
+from biokg import cypher
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
@@ -111,3 +113,23 @@ def test_every_cited_edge_is_in_the_graph(index: PhenotypeIndex, agent_graph: Gr
         {"rows": [{"s": s, "o": o, "e": e} for s, o, e in bridge]},
     )
     assert bridge and {r["e"] for r in found} == {b[2] for b in bridge}
+
+
+def test_the_sql_scan_reads_the_annotations_the_cypher_template_reads(
+    index: PhenotypeIndex, agent_graph: GraphStore
+) -> None:
+    """The embedded engine's annotation rows come from its paged SQL scan (the ends joined by
+    record id in Python): every one of the template's rows, no gene's, values as Cypher reads
+    them (checked whole for 40 diseases, counted for the rest)."""
+    assert agent_graph.http_api and index.folder is not None
+    scanned = pl.read_parquet(index.folder / "diagnosis_annotations.parquet")
+    template = cypher.load("diagnosis_annotations").split("RETURN")
+    (total,) = agent_graph.read(f"{template[0]} RETURN count(r) AS n")
+    assert scanned.height == total["n"] > 200_000
+    sample = scanned["disease"].unique().sort().gather_every(300).to_list()
+    assert len(sample) >= 40
+    rows = agent_graph.read(
+        f"{template[0]} WHERE d.id IN $ids RETURN{template[1]}", {"ids": sample}
+    )
+    read = pl.DataFrame(rows, schema=scanned.schema).sort("disease", "term", "edge")
+    assert read.equals(scanned.filter(pl.col("disease").is_in(sample)))
