@@ -1,13 +1,9 @@
-"""The Prefect build flow, run under prefect_test_harness on the embedded engine."""
+"""The Prefect build flow, run against a real Prefect server (conftest) on the embedded engine."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from biokg.flows.build import build_flow
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
@@ -15,15 +11,8 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 
 
-@pytest.fixture(scope="module")
-def prefect_harness() -> Iterator[None]:
-    """A temporary Prefect server for this module only (it would idle on a CPU otherwise)."""
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
-
-
 def test_flow_loads_then_skips_unchanged_go(
-    prefect_harness: None, own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
+    prefect_api: str, own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
 ) -> None:
     # A graph of its own: a load onto the session graph would change its current loads, which
     # later tests' diagnosis index and lexicon are keyed by (each read again, ~20 s).
@@ -45,7 +34,7 @@ def test_flow_loads_then_skips_unchanged_go(
 
 
 def test_flow_embeds_the_nodes_it_wrote(
-    prefect_harness: None, own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
+    prefect_api: str, own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
 ) -> None:
     shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
     write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=20)

@@ -1,5 +1,5 @@
-"""Deployments: a real Prefect server on loopback (SQLite, a temporary PREFECT_HOME) runs the
-served ``refresh-hpo`` deployment to completion, and the run's artifact holds the report."""
+"""Deployments: a real Prefect server on loopback (conftest: SQLite, a database of its own) runs
+the served ``refresh-hpo`` deployment to completion, and the run's artifact holds the report."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,23 +22,10 @@ from upstream import Upstream, hpo_release, publish
 from biokg.flows.deploy import SCHEDULES
 from biokg.flows.refresh import REPORT_KEY
 from biokg.store import GraphStore
-from biokg.store.embedded import free_port, settings_env
+from biokg.store.embedded import settings_env
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 120
-
-
-def _wait(url: str, process: subprocess.Popen, what: str) -> None:
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}")
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{what} did not answer at {url} within {STARTUP_S} s")
 
 
 def _wait_for_deployment(name: str, process: subprocess.Popen) -> None:
@@ -58,38 +43,9 @@ def _wait_for_deployment(name: str, process: subprocess.Popen) -> None:
     raise TimeoutError(f"deployment {name} not registered within {STARTUP_S} s")
 
 
-@pytest.fixture
-def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict]]:
-    """``prefect server start`` on a free loopback port; (API URL, the environment it uses)."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "PREFECT_HOME": str(tmp_path / "prefect"),
-        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{tmp_path}/prefect.db",
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_UI_ENABLED": "false",
-    }
-    command = ["prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
-    server = subprocess.Popen(
-        [sys.executable, "-m", *command],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    api = f"http://127.0.0.1:{port}/api"
-    try:
-        _wait(f"{api}/health", server, "prefect server")
-        yield api, {**env, "PREFECT_API_URL": api}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
-    prefect_server: tuple[str, dict],
-    tmp_path_factory: pytest.TempPathFactory,
+    prefect_api: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    api, env = prefect_server
     upstream = Upstream()
     http = upstream.serve()
     publish(upstream, "hpo", hpo_release(), at=1.7e9)
@@ -99,13 +55,14 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
         [sys.executable, "-m", "biokg.flows.deploy"],
         cwd=REPO,
         env={
-            **env,
+            **os.environ,
+            "PREFECT_API_URL": prefect_api,
             **settings_env(own),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         },
     )
     try:
-        with temporary_settings({PREFECT_API_URL: api}):
+        with temporary_settings({PREFECT_API_URL: prefect_api}):
             _wait_for_deployment("refresh/refresh-hpo", served)
             run = run_deployment(
                 "refresh/refresh-hpo",

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from own_graph import fresh_graph_settings, release
-from prefect.testing.utilities import prefect_test_harness
 from typer.testing import CliRunner
 from upstream import Upstream, go_release, hpo_release, publish
 
@@ -29,12 +28,6 @@ from biokg.store.embedded import settings_env
 SOURCES = ["hpo", "go"]
 FAST_RETRIES = [0.2, 0.2, 0.2]
 HPO, GO = "infores:hpo-annotations", "infores:go"
-
-
-@pytest.fixture(scope="module")
-def prefect_harness() -> Iterator[None]:
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +60,7 @@ def go_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def loaded(
-    prefect_harness: None,
+    prefect_api: str,
     upstream: Upstream,
     mirror_settings: Settings,
     go_folder: Path,

@@ -271,8 +271,8 @@ def test_answers_name_genes_by_symbol_and_drugs_by_ingredient_with_brand(
     assert named in claim.text
 
 
-# -- GO aspects: the full GO term set with the annotations of a slice of genes, in a graph of
-# its own (the session graph's GO tests count GO terms) -------------------------------------
+# -- GO aspects: the full GO term set with the annotations of a slice of genes, on the
+# cross-source graph (conftest: GO_GENE_SLICE) ----------------------------------------------
 @pytest.mark.parametrize(
     ("question", "symbol", "namespace"),
     [
