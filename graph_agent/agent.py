@@ -47,7 +47,7 @@ from biokg.graph_agent.requests import (
 from biokg.graph_agent.research import BreadthSearch, ChainSearch, PathSearch, ResearchStep
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
-from biokg.graph_agent.text import clean, keep_word_frequencies
+from biokg.graph_agent.text import clean, keep_word_table
 from biokg.schema import GraphSchema, load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -119,7 +119,7 @@ class GraphAgent:
         deterministically otherwise.
         """
         schema = load_schema()
-        keep_word_frequencies(settings.cache_dir / "models")
+        keep_word_table(settings.cache_dir / "models")
         lexicon = Lexicon.load(store, settings.cache_dir)
         sentences = OnnxEmbedder(settings.cache_dir)  # loads on the first text it embeds
         if searchers is None:  # the model of the node vectors (BIOKG_EMBEDDER)

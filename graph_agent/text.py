@@ -15,6 +15,7 @@ import importlib.metadata
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
@@ -182,44 +183,56 @@ _WORD_TABLE: sqlite3.Connection | None = None
 _WORD_TABLE_LOCK = threading.Lock()
 
 
-def keep_word_frequencies(folder: Path) -> Path:
-    """Answer :func:`zipf` for plain words from a table of wordfreq's own English values under
-    ``folder``, made there once per wordfreq version (~10 s). Importing wordfreq and reading its
-    word list took ~0.34 s of every ``biokg ask`` process that met a word's commonness; a
-    lookup in the table takes microseconds. Other words (digits, hyphens, accents) still go to
-    wordfreq, whose tokenizer and number rules decide them."""
+def keep_word_table(folder: Path) -> Path:
+    """Answer :func:`zipf` and :func:`lemma` from a table of wordfreq's own English values (plain
+    words) and of simplemma's own English dictionary under ``folder``, made there once per
+    version of the two (~5 s). Importing wordfreq and reading its word list took ~0.34 s of
+    every ``biokg ask`` process that met a word's commonness, and decoding simplemma's
+    dictionary ~0.33 s of every one (the question reader lemmatises its vocabulary); a lookup in
+    the table takes microseconds. simplemma's own rules still run over the kept dictionary, and
+    words that are not plain (digits, hyphens, accents) still go to wordfreq."""
     global _WORD_TABLE
-    version = importlib.metadata.version("wordfreq")
-    path = folder / f"zipf-en-wordfreq-{version}.sqlite"
+    versions = (importlib.metadata.version(name) for name in ("wordfreq", "simplemma"))
+    path = folder / "words-en-wordfreq-{}-simplemma-{}.sqlite".format(*versions)
     made_once(path, path.is_file, _write_word_table)
     with _WORD_TABLE_LOCK:
         if _WORD_TABLE is None:
             uri = f"file:{path}?mode=ro&immutable=1"
             _WORD_TABLE = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    _lemmatizer.cache_clear()  # a lemmatizer made before reads the kept dictionary from now on
     return path
 
 
 def _write_word_table(path: Path) -> None:
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
     from wordfreq import iter_wordlist, zipf_frequency
 
-    rows = (
+    words = (
         (word, zipf_frequency(word, "en"))
         for word in iter_wordlist("en")
         if _PLAIN_WORD.fullmatch(word)
     )
+    dictionary = DEFAULT_DICTIONARY_FACTORY.get_dictionary("en")
     with atomic_path(path) as partial, closing(sqlite3.connect(partial)) as table:
         table.execute("CREATE TABLE zipf (word TEXT PRIMARY KEY, zipf REAL) WITHOUT ROWID")
-        table.executemany("INSERT INTO zipf VALUES (?, ?)", rows)
+        table.executemany("INSERT INTO zipf VALUES (?, ?)", words)
+        table.execute("CREATE TABLE lemma (form TEXT PRIMARY KEY, lemma TEXT) WITHOUT ROWID")
+        table.executemany("INSERT INTO lemma VALUES (?, ?)", dictionary.items())
         table.commit()
+
+
+def _kept(query: str, *params: str) -> tuple | None:
+    """The first row of ``query`` on the kept word table."""
+    with _WORD_TABLE_LOCK:
+        return _WORD_TABLE.execute(query, params).fetchone()  # type: ignore[union-attr]
 
 
 @cache
 def zipf(word: str) -> float:
     """English Zipf frequency of ``word`` (0 for a word wordfreq does not know), from the kept
-    table where :func:`keep_word_frequencies` opened one, else from wordfreq itself."""
+    table where :func:`keep_word_table` opened one, else from wordfreq itself."""
     if _WORD_TABLE is not None and _PLAIN_WORD.fullmatch(word):
-        with _WORD_TABLE_LOCK:
-            row = _WORD_TABLE.execute("SELECT zipf FROM zipf WHERE word = ?", (word,)).fetchone()
+        row = _kept("SELECT zipf FROM zipf WHERE word = ?", word)
         return row[0] if row else 0.0
     from wordfreq import zipf_frequency  # loaded on first use: ~0.34 s
 
@@ -264,13 +277,46 @@ def could_be_a_name(word: str) -> bool:
 def lemma(word: str) -> str:
     """The dictionary form of an English word ("caused" → "cause", "genes" → "gene"), in lower
     case as every key here (simplemma gives "I" for "me", a stop word only as "i")."""
-    import simplemma
-
     folded = word.casefold()
     try:
-        return simplemma.lemmatize(folded, lang="en").casefold()
+        return _lemmatizer().lemmatize(folded, lang="en").casefold()
     except ValueError:  # nothing left once simplemma strips punctuation ("¡", found by fuzzing)
         return folded
+
+
+@cache
+def _lemmatizer():  # -> simplemma.Lemmatizer (imported on first use)
+    """simplemma's default lemmatizer, over the kept table's copy of its dictionary where
+    :func:`keep_word_table` opened one (the same entries, read a key at a time)."""
+    from simplemma import Lemmatizer
+    from simplemma.strategies import DefaultStrategy
+
+    factory = _KeptDictionary() if _WORD_TABLE is not None else None
+    return Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
+
+
+class _KeptDictionary:
+    """simplemma's ``DictionaryFactory`` for its English dictionary as kept in the word table."""
+
+    def get_dictionary(self, lang: str) -> Mapping[str, str]:
+        if lang != "en":
+            raise ValueError(f"the kept word table holds English only, not {lang!r}")
+        return _KeptLemmas()
+
+
+class _KeptLemmas(Mapping[str, str]):
+    def __getitem__(self, form: str) -> str:
+        if row := _kept("SELECT lemma FROM lemma WHERE form = ?", form):
+            return row[0]
+        raise KeyError(form)
+
+    def __iter__(self) -> Iterator[str]:
+        with _WORD_TABLE_LOCK:
+            forms = _WORD_TABLE.execute("SELECT form FROM lemma").fetchall()  # type: ignore[union-attr]
+        return (form for (form,) in forms)
+
+    def __len__(self) -> int:
+        return _kept("SELECT count(*) FROM lemma")[0]  # type: ignore[index]
 
 
 def looks_like_symbol(text: str) -> bool:
