@@ -144,12 +144,18 @@ def _nodes_by_id(store: GraphStore, ids: set[str]) -> Iterator[dict[str, Any]]:
 
 
 def edges_by_type(
-    store: GraphStore, sources: list[str] | None, *, query: str = "rdf_edges"
+    store: GraphStore,
+    sources: list[str] | None,
+    *,
+    query: str = "rdf_edges",
+    types: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Every edge row, one relationship type per query: each engine command stays short (the
     embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
-    the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters)."""
-    types = relationship_types(store)
+    the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters); ``types``, the
+    relationship types to read of those the graph holds (all by default)."""
+    held = relationship_types(store)
+    types = held if types is None else [rel for rel in held if rel in types]
     if sources is not None and (written := types_written(store, sources)) is not None:
         types = [rel for rel in types if rel in written]
     template = cypher.load(query)
