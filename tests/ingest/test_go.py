@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from offline_read import ReadOffline
 from own_graph import TEST_DATA
 
 from biokg.errors import BiokgError, SourceFormatError
@@ -104,10 +105,11 @@ def slim_obo() -> Path:
     return debian_file(*GOSLIM_PLANT, CACHE)
 
 
-@pytest.fixture(scope="session")
-def corpus() -> tuple[Records, dict[str, Path]]:
-    fetched_corpus = go.fetch(CACHE, corpus_dir=CACHE / "go-corpus")
-    return go.normalize(go.parse(fetched_corpus), release=RELEASE), fetched_corpus.files
+@pytest.fixture
+def corpus(offline_read: ReadOffline) -> tuple[Records, dict[str, Path]]:
+    """The full offline corpus (TEST_DATA/go-corpus) as the source contract's test reads it."""
+    read = offline_read("go")
+    return read.records, read.fetched.files
 
 
 def _write(path: Path, text: str | bytes) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from hpo_slice import HPO_DATA, obo_slice
+from offline_read import ReadOffline
 
 from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.records import Records, Release, validate
@@ -337,17 +338,10 @@ def _obo_terms() -> dict[str, tuple[bool, list[str]]]:
     return terms
 
 
-@pytest.fixture(scope="module")
-def full_release() -> Records:
-    fetched = hpo.fetch(Path("unused"), offline=True)
-    release = Release(
-        hpo.SOURCE.infores,
-        fetched.version,
-        hpo.SOURCE.license,
-        fetched.checksums,
-        retrieved_at=RETRIEVED,
-    )
-    return hpo.normalize(hpo.parse(fetched), release=release)
+@pytest.fixture
+def full_release(offline_read: ReadOffline) -> Records:
+    """The packaged full release as the source contract's test reads it."""
+    return offline_read("hpo").records
 
 
 @pytest.mark.slow

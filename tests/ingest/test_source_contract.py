@@ -9,16 +9,16 @@ all of this without a test of its own.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import polars as pl
 import pytest
+from offline_read import ReadOffline
 
 from biokg.files import sha256
 from biokg.ingest.build import build_order, code_key
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
-from biokg.ingest.sources.base import Fetched, Source
+from biokg.ingest.sources.base import Source
 from biokg.schema import load_schema
 
 
@@ -42,35 +42,17 @@ def test_source_declares_what_schema_knows(name: str) -> None:
         assert (what in schema.labels) if kind == "nodes" else (what in schema.types), key
 
 
-#: Sources with no offline copy to ship (KEGG may not be redistributed): their hand-written
-#: fixture in the real formats stands in.
-OFFLINE_FIXTURES = {"kegg": Path(__file__).parent / "data" / "kegg"}
-
-
-@pytest.fixture(scope="module")
-def offline_inputs(test_data_cache: Path) -> dict[str, Fetched]:
-    return {
-        name: s.fetch(test_data_cache, data_dir=OFFLINE_FIXTURES.get(name), offline=True)
-        for name, s in SOURCES.items()
-    }
-
-
 @pytest.mark.parametrize("name", list(SOURCES))
 def test_source_reads_its_real_files_into_valid_records_with_provenance(
-    name: str, offline_inputs: dict[str, Fetched]
+    name: str, offline_read: ReadOffline
 ) -> None:
-    source, fetched = SOURCES[name], offline_inputs[name]
+    source, read = SOURCES[name], offline_read(name)
+    fetched, records = read.fetched, read.records
     assert set(fetched.checksums) == set(fetched.files)
     assert all(sha256(path) == fetched.checksums[f] for f, path in fetched.files.items())
     assert source.discover_version(fetched.files) == fetched.version != ""
-
-    frames = source.parse(fetched)
-    assert frames and all(isinstance(f, pl.DataFrame) for f in frames.values())
+    assert read.frames and all(isinstance(f, pl.DataFrame) for f in read.frames.values())
     info = source.SOURCE
-    release = Release(
-        info.infores, fetched.version, info.license, fetched.checksums, code=code_key(source)
-    )
-    records = source.normalize(frames, release=release)
     validate(records, load_schema(), source=info.infores)
     info.check_bounds(records, scale_ok=fetched.sample)
     assert records.nodes and records.edges
