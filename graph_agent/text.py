@@ -186,7 +186,7 @@ _WORD_TABLE_LOCK = threading.Lock()
 def keep_word_table(folder: Path) -> Path:
     """Answer :func:`zipf` and :func:`lemma` from a table of wordfreq's own English values (plain
     words) and of simplemma's own English dictionary under ``folder``, made there once per
-    version of the two (~5 s). Importing wordfreq and reading its word list took ~0.34 s of
+    version of the two (~7 s). Importing wordfreq and reading its word list took ~0.34 s of
     every ``biokg ask`` process that met a word's commonness, and decoding simplemma's
     dictionary ~0.33 s of every one (the question reader lemmatises its vocabulary); a lookup in
     the table takes microseconds. simplemma's own rules still run over the kept dictionary, and
