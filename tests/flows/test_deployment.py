@@ -16,7 +16,6 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from prefect.deployments import run_deployment
 from prefect.exceptions import ObjectNotFound
-from prefect.settings import PREFECT_API_URL, temporary_settings
 from upstream import Upstream, hpo_release, publish
 
 from biokg.flows.deploy import SCHEDULES
@@ -56,25 +55,24 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
         cwd=REPO,
         env={
             **os.environ,
+            "PREFECT_HOME": str(tmp_path_factory.mktemp("prefect-home")),  # not the user's
             "PREFECT_API_URL": prefect_api,
             **settings_env(own),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
         },
     )
     try:
-        with temporary_settings({PREFECT_API_URL: prefect_api}):
-            _wait_for_deployment("refresh/refresh-hpo", served)
-            run = run_deployment(
-                "refresh/refresh-hpo",
-                parameters={"sources": ["hpo"], "offline": True, "sample": True, "embed": False},
-                timeout=300,
+        # this process's API is the conftest's server already (prefect_test_harness)
+        _wait_for_deployment("refresh/refresh-hpo", served)
+        run = run_deployment(
+            "refresh/refresh-hpo",
+            parameters={"sources": ["hpo"], "offline": True, "sample": True, "embed": False},
+            timeout=300,
+        )
+        with get_client(sync_client=True) as client:
+            artifacts = client.read_artifacts(
+                artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id]))
             )
-            with get_client(sync_client=True) as client:
-                artifacts = client.read_artifacts(
-                    artifact_filter=ArtifactFilter(
-                        flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])
-                    )
-                )
         assert run.state is not None and run.state.is_completed(), run.state
         [report] = [a for a in artifacts if a.key == REPORT_KEY]
         assert "| hpo | reloaded | - → 2025-01-16 |" in report.data
