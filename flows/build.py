@@ -96,10 +96,8 @@ def write(
 
 
 @task(cache_policy=NO_CACHE, persist_result=False, task_run_name="bridge-diseases")
-def bridge_task(
-    store: GraphStore, writer: GraphWriter, settings: Settings, offline: bool, force: bool
-) -> dict:
-    return bridge(store, writer, settings, offline=offline, force=force).__dict__
+def bridge_task(store: GraphStore, writer: GraphWriter, settings: Settings, offline: bool) -> dict:
+    return bridge(store, writer, settings, offline=offline).__dict__
 
 
 @task(
@@ -156,7 +154,7 @@ def build_flow(
             write(store, settings, plan, records, identity, force)
             for plan, records, identity in pending
         ]
-        report.append(bridge_task(store, writer, settings, offline, force))
+        report.append(bridge_task(store, writer, settings, offline))
         if embed:
             logger.info("embeddings: %s", embed_nodes(store, settings))
         lexicon.lexicon(store)  # the agent's names of the new graph, built once here

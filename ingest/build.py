@@ -244,26 +244,28 @@ def build(
             )
         )
         save_snapshot(settings.cache_dir, plan.release, records)  # a refresh's next baseline
-    results.append(bridge(store, writer, settings, offline=offline, force=force))
+    results.append(bridge(store, writer, settings, offline=offline))
     return results
 
 
 def bridge(
-    store: GraphStore, writer: GraphWriter, settings: Settings, *, offline: bool, force: bool
+    store: GraphStore, writer: GraphWriter, settings: Settings, *, offline: bool
 ) -> LoadResult:
     """Join the loaded sources' diseases through MONDO's mappings (:mod:`biokg.ingest.bridge`),
     after every build: a source that changed its diseases changes the bridge. Skipped when its
-    mappings and the graph's diseases are the current load's; a new load keeps its snapshot, so
-    the next refresh's bridge is a delta (decision 0015), not a whole reload."""
+    mappings, the graph's diseases and the code are the current load's, also after ``--force``
+    of a source (it reloads the sources it names; the bridge is derived from them, and the
+    same inputs make the same bridge); a new load keeps its snapshot, so the next refresh's
+    bridge is a delta (decision 0015), not a whole reload."""
     planned = plan_bridge(
         store, settings.cache_dir, data_dir=settings.source_dir("mondo"), offline=offline
     )
-    current = None if force else writer.current(planned.release)
+    current = writer.current(planned.release)
     if current is not None:
         log.info("disease bridge unchanged (same mappings, same diseases); skipped")
         return current
     records, report = planned.records()
-    result = writer.load(records, planned.release, identity=report.as_dict(), rewrite=force)
+    result = writer.load(records, planned.release, identity=report.as_dict())
     save_snapshot(settings.cache_dir, planned.release, records)  # a refresh's next baseline
     return result
 

@@ -335,40 +335,52 @@ class GraphStore:
     def scan_edges(
         self,
         rel_type: str,
-        columns: Sequence[str] = ("id", "source"),
+        columns: Sequence[str] | None = ("id", "source"),
         *,
         page: int = SCAN_PAGE_ROWS,
     ) -> Iterator[dict[str, Any]]:
         """Every ``rel_type`` edge as ``{"out", "in", *columns}`` (ends as the engine's record
         ids, as :meth:`node_handles` and :meth:`scan_nodes` give them; a property the edge does
-        not hold is None), read with ArcadeDB's SQL in pages by record id: 4-6 times the rows
-        per second of the same read over Bolt (``benchmarks/bench_engine_read.py``).
-        ``rel_type`` and ``columns`` are substituted: a type name the engine reported
-        (``db.relationshipTypes()``) or schema/ declares, and property names schema/ declares.
+        not hold is None; ``columns=None``: every property it holds), read with ArcadeDB's SQL
+        in pages by record id: 4-6 times the rows per second of the same read over Bolt
+        (``benchmarks/bench_engine_read.py``). ``rel_type`` and ``columns`` are substituted: a
+        type name the engine reported (``db.relationshipTypes()``) or schema/ declares, and
+        property names schema/ declares.
 
         Raises:
             StoreError: the engine has no HTTP API (Neo4j), or refused the query.
         """
         ends = ["@out AS `out`", "@in AS `in`"]
-        yield from self._scan(rel_type, [*ends, *_sql_names(columns)], page)
+        yield from self._scan(rel_type, ends, columns, page)
 
     def scan_nodes(
-        self, label: str, columns: Sequence[str], *, page: int = SCAN_PAGE_ROWS
+        self, label: str, columns: Sequence[str] | None, *, page: int = SCAN_PAGE_ROWS
     ) -> Iterator[dict[str, Any]]:
         """Every ``label`` node as ``{"rid", "labels", *columns}``: its record id (what
         :meth:`scan_edges` gives as an edge's ends), its labels, and the properties named (None
-        where the node has none); read as :meth:`scan_edges` reads edges."""
-        for row in self._scan(label, ["@type AS `type`", *_sql_names(columns)], page):
+        where the node has none; ``columns=None``: every property it holds); read as
+        :meth:`scan_edges` reads edges. A label's scan holds the nodes that have other labels
+        too (the engine's types are polymorphic)."""
+        for row in self._scan(label, ["@type AS `type`"], columns, page):
             row["labels"] = row.pop("type").split(MULTI_LABEL_SEPARATOR)
             yield row
 
-    def _scan(self, type_name: str, projection: list[str], page: int) -> Iterator[dict[str, Any]]:
-        """The records of one type with ``projection`` and ``rid``, one SQL query per page of
-        ``page`` records, each page after the last record id of the one before. The next page
-        is asked for while the caller reads this one (its record id found in the reply's text,
-        :func:`_last_rid`), so the engine and the caller work at once."""
+    def _scan(
+        self, type_name: str, fields: list[str], columns: Sequence[str] | None, page: int
+    ) -> Iterator[dict[str, Any]]:
+        """The records of one type with ``rid``, ``fields`` and the properties ``columns`` (all
+        of them when None), one SQL query per page of ``page`` records, each page after the
+        last record id of the one before. The next page is asked for while the caller reads
+        this one (its record id found in the reply's text, :func:`_last_rid`), so the engine and
+        the caller work at once."""
+        whole = columns is None
+        projection = [*fields, "@this AS `record`"] if whole else [*fields, *_sql_names(columns)]
         for reply in read_ahead(self._scan_replies(type_name, projection, page), batch=1, depth=2):
-            yield from orjson.loads(reply)["result"]
+            for row in orjson.loads(reply)["result"]:
+                if whole:
+                    record = row.pop("record")
+                    row.update((k, v) for k, v in record.items() if not k.startswith("@"))
+                yield row
 
     def _scan_replies(self, type_name: str, projection: list[str], page: int) -> Iterator[bytes]:
         if not self._has_type(type_name):
