@@ -11,6 +11,7 @@ from biokg.cli import console, handle_errors, progress_bars
 from biokg.cli.embed import embed_nodes
 from biokg.cli.status import print_summary
 from biokg.graph_agent.lexicon import LexiconBuild
+from biokg.ingest.bridge import INFORES as BRIDGE
 from biokg.ingest.build import DEFAULT_SOURCES, SOURCES, build, check_licenses
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -64,7 +65,12 @@ def build_command(
                 progress=progress,
             )
         for r in results:
-            if r.skipped:
+            if r.skipped and r.source == BRIDGE:
+                console.print(
+                    f"disease bridge {r.version}: same mappings and diseases, skipped (it follows "
+                    "the sources' diseases; --force reloads sources)"
+                )
+            elif r.skipped:
                 console.print(
                     f"{r.source} {r.version}: unchanged inputs and code, skipped (--force reloads)"
                 )

@@ -53,7 +53,8 @@ def test_build_then_status_json_reports_go_counts(
     assert "skipped (--force reloads)" in skipped.output, skipped.output
     forced = runner.invoke(app, [*again, "--force"], env=settings_env(settings))
     assert forced.exit_code == 0 and "edges written" in forced.output, forced.output
-    assert "skipped" not in forced.output
+    assert "unchanged inputs and code, skipped" not in forced.output
+    assert "disease bridge" in forced.output and "same mappings and diseases" in forced.output
 
 
 @pytest.mark.parametrize(
