@@ -59,6 +59,9 @@ def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
             "PREFECT_API_URL": prefect_api,
             **settings_env(own),
             "BIOKG_HPO_URL": f"{upstream.url}/hpo",
+            # the runner looks for scheduled runs every second, not every ten (Prefect's
+            # default), so the run starts when it is asked for
+            "PREFECT_RUNNER_POLL_FREQUENCY": "1",
         },
     )
     try:
