@@ -27,7 +27,7 @@ from pathlib import Path
 
 from biokg.kgx_export import FORMATS, export_kgx, exported_properties
 from biokg.ml_export import export_ml, scanned_edges
-from biokg.rdf_export import edges_by_type, relationship_types, source_ids
+from biokg.rdf_export import edges_by_type, source_ids
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
@@ -54,7 +54,7 @@ def main() -> None:
         elif store.http_api and sources is None:  # the whole-graph KGX export's road
             rows = sum(
                 1
-                for rel in relationship_types(store)
+                for rel in store.relationship_types()
                 for _ in store.scan_edges(rel, exported_properties(schema, rel))
             )
         else:

@@ -42,7 +42,7 @@ from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.files import atomic_path
 from biokg.rdf import converter
-from biokg.rdf_export import edges_by_type, relationship_types, releases, spooled
+from biokg.rdf_export import edges_by_type, releases, spooled
 from biokg.schema import ENTITY, GraphSchema
 from biokg.store import GraphStore
 from biokg.streams import chunks, read_ahead
@@ -386,7 +386,7 @@ def scanned_edge_records(
     Raises:
         SchemaError: the graph holds a relationship type schema/ does not declare.
     """
-    for rel in relationship_types(store):
+    for rel in store.relationship_types():
         columns = exported_properties(schema, rel)
         slots = [(key, EDGE_SLOTS.get(key, key)) for key in columns]
         head = _edge_head(schema, rel, "", "")  # the same for every edge of the type

@@ -47,7 +47,7 @@ import polars as pl
 from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.files import atomic_path
-from biokg.rdf_export import edges_by_type, relationship_types, releases
+from biokg.rdf_export import edges_by_type, releases
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 from biokg.streams import chunks, read_ahead
@@ -261,7 +261,7 @@ def scanned_edges(store: GraphStore) -> Iterator[dict[str, Any]]:
     """Every edge of every type the graph holds, as :func:`edges_by_type` gives them but with
     the ends as element ids, read with :meth:`GraphStore.scan_edges` (the embedded engine's
     SQL, 4-6 times the rows per second of Cypher over Bolt)."""
-    for rel in relationship_types(store):
+    for rel in store.relationship_types():
         for row in store.scan_edges(rel):
             yield {
                 "subject": row["out"],

@@ -154,7 +154,7 @@ def edges_by_type(
     embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
     the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters); ``types``, the
     relationship types to read of those the graph holds (all by default)."""
-    held = relationship_types(store)
+    held = store.relationship_types()
     types = held if types is None else [rel for rel in held if rel in types]
     if sources is not None and (written := types_written(store, sources)) is not None:
         types = [rel for rel in types if rel in written]
@@ -162,11 +162,6 @@ def edges_by_type(
     for rel in types:  # a type name the engine reported, quoted as a name
         query = template.replace("-[r]->", f"-[r:`{rel.replace('`', '``')}`]->", 1)
         yield from store.stream(query, {"sources": sources})
-
-
-def relationship_types(store: GraphStore) -> list[str]:
-    """The relationship types the graph holds, sorted (each export reads one type per query)."""
-    return sorted(r["type"] for r in store.read(cypher.load("rdf_relationship_types")))
 
 
 def types_written(store: GraphStore, sources: list[str]) -> set[str] | None:

@@ -18,8 +18,8 @@ def graph_summary(store: GraphStore) -> dict[str, Any]:
     return {
         "engine": store.dialect.name,
         "database": store.database,
-        "labels": {r["label"]: r["count"] for r in store.read(cypher.load("status_labels"))},
-        "relationships": store.read(cypher.load("status_relationships")),
+        "labels": store.label_counts(),
+        "relationships": store.relationship_counts(),
         "edges_missing_provenance": store.read(cypher.load("status_missing_provenance"))[0][
             "missing"
         ],

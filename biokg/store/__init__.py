@@ -23,6 +23,7 @@ import orjson
 from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
+from biokg import cypher
 from biokg.errors import (
     QueryTimeoutError,
     StoreError,
@@ -403,9 +404,53 @@ class GraphStore:
         """Whether the engine's schema holds this type: its SQL refuses a query of a type that
         was never created (a graph nothing was loaded into), where Cypher finds nothing."""
         command = "SELECT name FROM schema:types WHERE name = :name"
-        body = json.dumps({"language": "sql", "command": command, "params": {"name": type_name}})
+        return bool(self.sql_read(command, {"name": type_name}))
+
+    # -- what the graph holds (``biokg status``, the exports) -------------------------------
+    def relationship_types(self) -> list[str]:
+        """The relationship types the graph holds, sorted (the exports read one type per
+        query; the names are the engine's own, safe to quote as names)."""
+        return sorted(r["type"] for r in self.read(cypher.load("relationship_types")))
+
+    def label_counts(self) -> dict[str, int]:
+        """Entity nodes per label (a node's labels but ``Entity``), sorted by label."""
+        if self._http is None:
+            return {r["label"]: r["count"] for r in self.read(cypher.load("status_labels"))}
+        counts: dict[str, int] = {}
+        if not self._has_type("Entity"):
+            return counts  # nothing loaded yet
+        by_type = "SELECT @type AS type, count(*) AS count FROM Entity GROUP BY @type"
+        for row in self.sql_read(by_type):
+            for label in row["type"].split(MULTI_LABEL_SEPARATOR):
+                if label != "Entity":
+                    counts[label] = counts.get(label, 0) + row["count"]
+        return dict(sorted(counts.items()))
+
+    def relationship_counts(self) -> list[dict[str, Any]]:
+        """Edges per relationship type and source (``type``, ``source``, ``count``), sorted by
+        type then source (an edge without one last). On the embedded engine one SQL count per
+        type instead of Cypher's scan of every edge."""
+        if self._http is None:
+            return self.read(cypher.load("status_relationships"))
+        rows = [
+            {"type": rel_type, "source": row.get("source"), "count": row["count"]}
+            for rel_type in self.relationship_types()
+            for row in self.sql_read(
+                f"SELECT source, count(*) AS count FROM `{rel_type}` GROUP BY source"
+            )
+        ]
+        return sorted(rows, key=lambda r: (r["type"], r["source"] is None, r["source"] or ""))
+
+    def sql_read(self, command: str, params: dict[str, Any] | None = None) -> list[dict]:
+        """The rows of one read-only query in ArcadeDB's SQL (the embedded engine's HTTP API):
+        for counts that Cypher answers with a scan of every edge (``biokg status``).
+
+        Raises:
+            StoreError: the engine has no HTTP API (Neo4j), or refused the query.
+        """
+        body = json.dumps({"language": "sql", "command": command, "params": params or {}})
         reply = self._post("query", body.encode(), "application/json", what=command, write=False)
-        return bool(orjson.loads(reply)["result"])
+        return orjson.loads(reply)["result"]
 
     def create_edges_bulk(self, ndjson: bytes) -> int:
         """Create the edges of one NDJSON payload (``@type: edge``, ``@class``, ``@from`` and

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import pytest
 from llm_stub import call, tool_results
 
-from biokg import cypher
 from biokg.store import GraphStore
 
 MARK = "pwned"  # every payload writes this marker, so the tripwire sees a partial write
@@ -185,8 +184,8 @@ def snapshot(store: GraphStore) -> dict:
     counts and the ids), the properties read with the engine's paged SQL scans (over Bolt,
     ``collect(properties(n))`` took ~10 s a snapshot)."""
     return {
-        "labels": store.read(cypher.load("status_labels")),
-        "relationships": store.read(cypher.load("status_relationships")),
+        "labels": store.label_counts(),
+        "relationships": store.relationship_counts(),
         "node_ids": _digest(store.read("MATCH (n) RETURN collect(n.id) AS ids")[0]["ids"]),
         "edge_ids": _digest(store.read("MATCH ()-[r]->() RETURN collect(r.id) AS ids")[0]["ids"]),
         "node_properties": _digest(

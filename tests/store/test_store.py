@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from biokg import cypher
 from biokg.errors import ConfigError, QueryTimeoutError, StoreError
 from biokg.schema import load_schema
 from biokg.settings import Settings
@@ -147,3 +148,23 @@ def test_sql_scans_read_every_record_once_across_pages(own_graph_settings: Setti
         assert ids[edge["in"]] == f"HP:{9000000 + number}"
         assert edge["evidence"] == ["PCS"]
         assert edge["frequency"] == (tricky if number % 2 == 0 else None)
+
+
+def test_whole_record_scans_and_sql_counts_equal_what_cypher_reads(agent_graph: GraphStore):
+    """On the session graph (full HPO, ChEMBL, openFDA, bridges): a scan with every property
+    gives each node's properties as ``properties(n)`` does, and ``biokg status``'s counts by
+    SQL equal the Cypher statements that count them on Neo4j."""
+    wanted = {"HP:0001250", "CHEMBL.COMPOUND:CHEMBL192", "OMIM:154700"}
+    scanned = {
+        row["id"]: {k: v for k, v in row.items() if k not in ("rid", "labels")}
+        for row in agent_graph.scan_nodes("Entity", None)
+        if row["id"] in wanted
+    }
+    query = "MATCH (n:Entity) WHERE n.id IN $ids RETURN n.id AS id, properties(n) AS p"
+    read = {row["id"]: row["p"] for row in agent_graph.read(query, {"ids": sorted(wanted)})}
+    assert len(scanned) == 3 and scanned == read
+    labels = agent_graph.read(cypher.load("status_labels"))
+    assert agent_graph.label_counts() == {r["label"]: r["count"] for r in labels}
+    counted = agent_graph.relationship_counts()
+    assert counted == agent_graph.read(cypher.load("status_relationships"))
+    assert {r["source"] for r in counted} >= {"infores:hpo-annotations", "infores:mondo"}
