@@ -162,7 +162,13 @@ def test_whole_record_scans_and_sql_counts_equal_what_cypher_reads(agent_graph: 
     }
     query = "MATCH (n:Entity) WHERE n.id IN $ids RETURN n.id AS id, properties(n) AS p"
     read = {row["id"]: row["p"] for row in agent_graph.read(query, {"ids": sorted(wanted)})}
+    # a vector (another module may have embedded drugs) comes as the engine's float32 text in
+    # SQL's JSON and as doubles over Bolt: equal to float32 precision
+    vectors = {i: (scanned[i].pop("embedding", None), read[i].pop("embedding", None)) for i in read}
     assert len(scanned) == 3 and scanned == read
+    for mine, theirs in vectors.values():
+        assert (mine is None) == (theirs is None)
+        assert mine is None or mine == pytest.approx(theirs, rel=1e-6, abs=1e-7)
     labels = agent_graph.read(cypher.load("status_labels"))
     assert agent_graph.label_counts() == {r["label"]: r["count"] for r in labels}
     counted = agent_graph.relationship_counts()
