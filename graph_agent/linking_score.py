@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rapidfuzz.distance import OSA, Levenshtein
+from rapidfuzz.distance import OSA
 
 from biokg.graph_agent import text as words
 from biokg.graph_agent.models import SEARCH_RULES, Candidate
@@ -73,7 +73,6 @@ FEATURES = (
     "matched_generic",
     "label_unreached",
     "label_reached",
-    "odd_slips",
 )
 
 
@@ -175,10 +174,6 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
     reach = span.reach
     values["label_unreached"] = float(reach is not None and candidate.label not in reach)
     values["label_reached"] = float(reach is not None and candidate.label in reach)
-    # a respelling whose edits are not the slips people make ("Metformix": n -> x)
-    values["odd_slips"] = (
-        min(odd_slips(written, named), _MAX_ODD) / _MAX_ODD if kind == "respelled" else 0.0
-    )
     return values
 
 
@@ -247,79 +242,6 @@ def _edits(asked: str, named: str) -> float:
         OSA.distance(" ".join(span), " ".join(bare)),
     )
     return float(min(edits, _MAX_EDITS))
-
-
-#: Odd slips are counted up to this many.
-_MAX_ODD = 2
-_VOWELS = frozenset("aeiouy")
-_QWERTY = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-#: Letters for the same sound, confused in spelling more than on the keyboard.
-_SOUNDS = (frozenset("ckqs"), frozenset("sz"), frozenset("fv"), frozenset("gj"))
-
-
-def _keyboard_neighbours() -> dict[str, frozenset[str]]:
-    """Each letter's neighbours on a QWERTY keyboard: its row's and the rows' above and below
-    at the same or the next position."""
-    out: dict[str, set[str]] = {}
-    for r, row in enumerate(_QWERTY):
-        for c, letter in enumerate(row):
-            near = out.setdefault(letter, set())
-            for other_r in (r - 1, r, r + 1):
-                if 0 <= other_r < len(_QWERTY):
-                    line = _QWERTY[other_r]
-                    near.update(line[i] for i in (c - 1, c, c + 1) if 0 <= i < len(line))
-            near.discard(letter)
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-_NEIGHBOURS = _keyboard_neighbours()
-
-
-def odd_slips(asked: str, named: str) -> int:
-    """How many of the edits from ``asked`` to ``named`` are not the slips people make
-    (Damerau 1964; Kernighan, Church and Gale 1990: a letter left out, doubled or two letters
-    swapped; a vowel for a vowel, a letter for its keyboard neighbour or for the same sound):
-    an invented name that shares a real name's stem changes its ending into other letters
-    ("Sildenafox", "Imatinol"), a typo seldom does."""
-    a = mention_key(asked).replace("ph", "f")
-    b = mention_key(named).replace("ph", "f")
-    odd = 0
-    ops = Levenshtein.editops(a, b)
-    swapped = _swaps(ops, a, b)
-    for i, op in enumerate(ops):
-        if i in swapped:
-            continue
-        if op.tag == "replace":
-            odd += not _plausible_swap(a[op.src_pos], b[op.dest_pos])
-        elif op.tag == "delete":  # a letter added in asked
-            extra = a[op.src_pos]
-            beside = {a[j] for j in (op.src_pos - 1, op.src_pos + 1) if 0 <= j < len(a)}
-            odd += not (
-                extra in _VOWELS or extra in beside or beside & _NEIGHBOURS.get(extra, set())
-            )
-        # an insert (a letter left out of asked) is the commonest slip of all
-    return odd
-
-
-def _swaps(ops: Sequence, a: str, b: str) -> set[int]:
-    """Indexes of the edit pairs that swap two neighbouring letters."""
-    out = set()
-    for i in range(len(ops) - 1):
-        x, y = ops[i], ops[i + 1]
-        if x.tag == y.tag == "replace" and y.src_pos == x.src_pos + 1:
-            if a[x.src_pos] == b[y.dest_pos] and a[y.src_pos] == b[x.dest_pos]:
-                out |= {i, i + 1}
-        elif {x.tag, y.tag} == {"insert", "delete"} and abs(y.src_pos - x.src_pos) <= 1:
-            out |= {i, i + 1}
-    return out
-
-
-def _plausible_swap(typed: str, meant: str) -> bool:
-    return (
-        (typed in _VOWELS and meant in _VOWELS)
-        or typed in _NEIGHBOURS.get(meant, ())
-        or any(typed in group and meant in group for group in _SOUNDS)
-    )
 
 
 def _zipf(word: str) -> float:

@@ -20,7 +20,6 @@ from biokg.graph_agent.linking_score import (
     accept_all,
     default_scorer,
     features,
-    odd_slips,
 )
 from biokg.graph_agent.models import Candidate
 from biokg.settings import Settings
@@ -70,33 +69,6 @@ def test_a_respelling_counts_its_edits() -> None:
     assert values["span_covered"] == 0.0 and values["unmatched_foreign"] == 1.0
     typo = features(_span("sildenafill"), _candidate("fuzzy", "SILDENAFIL", label="Drug"), _known)
     assert typo["edits"] == pytest.approx(0.25) and typo["span_covered"] == 1.0
-
-
-@pytest.mark.parametrize(
-    ("typed", "meant", "odd"),
-    [
-        ("Huntingtn", "Huntington", 0),  # a letter left out
-        ("sildenafill", "sildenafil", 0),  # doubled
-        ("hepatomeagly", "hepatomegaly", 0),  # two letters swapped
-        ("ibuprofin", "ibuprofen", 0),  # a vowel for a vowel
-        ("Microcefaly", "Microcephaly", 0),  # the same sound
-        ("imatinv", "imatinb", 0),  # the key beside it
-        ("Metformix", "metformin", 1),  # x is neither near n nor its sound
-        ("Sildenafox", "sildenafil", 1),  # i -> o is a vowel; l -> x is not a slip
-        ("Gleevecq", "Gleevec", 1),  # an added letter: no vowel, no double, far from c
-        ("Gleevecv", "Gleevec", 0),  # an added letter beside c on the keyboard
-    ],
-)
-def test_odd_slips_are_edits_people_do_not_make_by_mistake(typed: str, meant: str, odd: int):
-    assert odd_slips(typed, meant) == odd
-
-
-def test_odd_slips_weigh_only_on_respellings() -> None:
-    drug = _candidate("fuzzy", "SILDENAFIL", label="Drug")
-    assert features(_span("Sildenafox"), drug, _known)["odd_slips"] == 0.5
-    assert features(_span("sildenafill"), drug, _known)["odd_slips"] == 0.0
-    exact = _candidate("name", "Marfan syndrome")
-    assert features(_span("Marfan", "syndrome"), exact, _known)["odd_slips"] == 0.0
 
 
 def test_an_index_hit_that_leaves_an_unknown_word_unnamed() -> None:
