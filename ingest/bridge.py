@@ -117,7 +117,7 @@ def mondo_release(files: dict[str, Path]) -> str:
 def graph_diseases(store: GraphStore) -> pl.DataFrame:
     """Every Disease node's id and xrefs, sorted by id: what the bridge joins. Every build
     reads them (its bridge may have changed): on the embedded engine with its paged SQL scan,
-    ~1.5 s a build less than Cypher on the test suite's graph of the full HPO release."""
+    3-4 times the rate of the Cypher read (``benchmarks/bench_graph_reads.py``)."""
     if store.http_api:
         rows = list(store.scan_nodes("Disease", ["id", "xrefs"]))
     else:
