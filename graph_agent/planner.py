@@ -229,10 +229,12 @@ class DeterministicPlanner:
         if not (relations or targets):
             # "What problems do patients with X have?"
             requests = self._paraphrased(question, seeds, mention, labels, focus)
-            if requests and not focus.words:
+            if requests and (not focus.words or focus.only_relevant):
                 # "What does BRCA1 do?": a paraphrase read from grammar words alone is a guess;
                 # when none of its relationships holds an edge, what the subject touches
-                # answers (requests run in order until one finds anything)
+                # answers (requests run in order until one finds anything). A claim about the
+                # subject in words of its own ("Is XPC a DNA damage sensing protein?": the asked
+                # label is the subject's) likewise, by what shares the claim's words
                 requests.append(Neighbours(tuple(seeds), (), focus, why=SURVEY))
             if requests:
                 return requests + ([label_text] if "Drug" in labels else [])

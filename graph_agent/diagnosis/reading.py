@@ -23,7 +23,12 @@ _CUE_TAIL = (
 _CUE = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|diagnos[ie]s)"
     r"\s+(?:\w+\s+){0,2}?(?:fits?|match(?:es)?|explains?|(?:is|are)\s+(?:consistent|compatible)"
-    r"\s+with)\b" + _CUE_TAIL + r"|\bwhat\s+(?:fits|could\s+(?:it|this)\s+be|is\s+the\s+"
+    r"\s+with)\b" + _CUE_TAIL
+    # the clinician's own wording: "What disease should I diagnose?", "…would you suspect?"
+    + r"|\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|"
+    r"diagnos[ie]s)\s+(?:should|would|could|might|can|do|does)\s+(?:I|we|you|one)\s+"
+    r"(?:diagnose|consider|suspect)\b" + _CUE_TAIL
+    + r"|\bwhat\s+(?:fits|could\s+(?:it|this)\s+be|is\s+the\s+"
     r"(?:most\s+)?(?:likely\s+)?diagnosis)\b"
     + _CUE_TAIL
     + r"|\b(?:a\s+|the\s+)?differential(?:\s+diagnosis)?(?:\s+(?:for|of))?\b",
@@ -45,6 +50,11 @@ _MARKER = re.compile(
 )
 _SPLIT = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE)
 _FILLER = re.compile(r"^(?:an?|the|any|some|signs?\s+of|history\s+of|and|or)\s+", re.IGNORECASE)
+#: A lead-in that announces the description ("with the following symptoms: …"): no feature.
+_LEAD_IN = re.compile(
+    r"^(?:the\s+)?following(?:\s+(?:symptoms|signs|features|findings|phenotypes|problems))?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,6 @@ def _phrases(text: str) -> list[str]:
     found = []
     for part in _SPLIT.split(text):
         part = _FILLER.sub("", part.strip(" ,'\"()")).strip()
-        if part and re.search(r"[A-Za-z]{3}|HP:\d{7}", part):
+        if part and re.search(r"[A-Za-z]{3}|HP:\d{7}", part) and not _LEAD_IN.match(part):
             found.append(part)
     return found

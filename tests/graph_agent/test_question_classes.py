@@ -313,6 +313,25 @@ def test_what_a_gene_does_is_answered_with_its_go_annotations(
     assert cited_terms and cited_terms <= annotated
 
 
+def test_a_claim_in_a_genes_own_words_is_checked_against_what_it_touches(
+    cross_source_agent: GraphAgent,
+) -> None:
+    # "Is X a <description> protein?": the asked label is X's own, so no relationship is asked;
+    # when the paraphrase's guesses find nothing, X's neighbours that share the claim's words
+    # answer, and a description no neighbour shares is not in the graph
+    agent, go_graph = cross_source_agent, cross_source_agent.store
+    annotated = _ids(
+        go_graph,
+        "MATCH (:Gene {symbol: 'ABL1'})-[r:ANNOTATED_WITH]->(t:GOTerm) "
+        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
+    )
+    answer = agent.ask("Is ABL1 a tyrosine kinase protein?")
+    names = {n.id: n.name.lower() for n in answer.answers}
+    assert names and set(names) <= annotated
+    assert all("tyrosine" in name or "kinase" in name for name in names.values())
+    assert agent.ask("Is ABL1 a velvet orchestra protein?").status == "not_found"
+
+
 def test_a_claim_about_an_ambiguous_name_gets_no_single_verdict(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:

@@ -38,6 +38,17 @@ from biokg.graph_agent.diagnosis.reading import PhenotypeList, read_phenotype_li
             ["cataract", "deafness"],
             [],
         ),
+        (
+            "I have a patient with the following symptoms: short stature, cataract, hearing "
+            "loss. What disease should I diagnose?",
+            ["short stature", "cataract", "hearing loss"],
+            [],
+        ),
+        (
+            "My patient has seizures and hypotonia, no fever. Which syndrome would you suspect?",
+            ["seizures", "hypotonia"],
+            ["fever"],
+        ),
     ],
     ids=[
         "child-but-no",
@@ -45,6 +56,8 @@ from biokg.graph_agent.diagnosis.reading import PhenotypeList, read_phenotype_li
         "what-fits-no-or",
         "differential-but-not",
         "consistent-with",
+        "should-i-diagnose",
+        "would-you-suspect",
     ],
 )
 def test_a_described_patient_splits_into_observed_and_excluded_phrases(
@@ -60,8 +73,9 @@ def test_a_described_patient_splits_into_observed_and_excluded_phrases(
         "What are the phenotypes of Marfan syndrome?",
         "What does Viagra target?",
         "Which diseases fit?",
+        "Which diseases should I consider?",
     ],
-    ids=["cause", "phenotypes-of", "drug-targets", "nothing-described"],
+    ids=["cause", "phenotypes-of", "drug-targets", "nothing-described", "nothing-to-consider"],
 )
 def test_other_questions_are_not_read_as_a_patient(question: str) -> None:
     assert read_phenotype_list(question) is None
