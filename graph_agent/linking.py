@@ -271,6 +271,8 @@ class EntityLinker:
                     continue  # "GO" of "GO terms": a word of a cue that is there
                 if len(span) == 1 and _qualifies_a_type(tokens, start):
                     continue  # "II" of "syndrome type II" (a gene alias too): the type's number
+                if len(span) == 1 and words.greek_qualifier(span[0].text):
+                    continue  # "β1" of "TGF-β1": a qualifier, no name of its own
                 if len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not

@@ -15,6 +15,7 @@ import importlib.metadata
 import re
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -121,12 +122,33 @@ def designator(key: str) -> bool:
 
 
 def mention_key(text: str) -> str:
-    """The lexicon key of a name: :func:`name_key` with possessives dropped and Roman type
-    numbers written as digits, so that "Cornelia de Lange's syndrome", "Crohn disease" and
-    "multiple endocrine neoplasia type 2B" meet "Cornelia de Lange syndrome", "Crohn's
-    disease" and "Multiple endocrine neoplasia, type IIB"."""
-    key = name_key(_POSSESSIVE.sub("", text))
+    """The lexicon key of a name: :func:`name_key` with possessives dropped, Greek letters
+    spelt out and Roman type numbers written as digits, so that "Cornelia de Lange's
+    syndrome", "Crohn disease", "5α-reductase" and "multiple endocrine neoplasia type 2B" meet
+    "Cornelia de Lange syndrome", "Crohn's disease", "5-alpha-reductase" and "Multiple
+    endocrine neoplasia, type IIB"."""
+    key = name_key(_GREEK.sub(_spelt_out, _POSSESSIVE.sub("", text)))
     return _NUMBERED.sub(lambda m: f"{m[1]} {_ROMAN[m[2]]}{m[3]}", key)
+
+
+#: Greek letters (and the micro sign, written for mu): a name_key alone would drop them, so
+#: that "TNF-α" met "TNF" and "5β-reductase" met "5α-reductase" (Gilda spells them out too)
+_GREEK = re.compile("[\u0370-\u03ff\u00b5]")
+
+
+def greek_qualifier(written: str) -> bool:
+    """A Greek letter on its own, or with a number ("β1" of "TGF-β1", "μ" of "μ-opioid"): a
+    qualifier of the word before or after it, no name."""
+    return bool(_GREEK_QUALIFIER.fullmatch(written))
+
+
+_GREEK_QUALIFIER = re.compile("[\u0370-\u03ff\u00b5]\\d*")
+
+
+def _spelt_out(letter: re.Match[str]) -> str:
+    """ "α" → " alpha ", "Σ" and "ς" → " sigma ", "µ" → " mu ": a word of its own."""
+    name = unicodedata.name(letter[0], "").split()
+    return f" {'mu' if name == ['MICRO', 'SIGN'] else name[-1].lower() if name else ''} "
 
 
 def stem(word: str) -> str:

@@ -113,11 +113,19 @@ def test_slashes_and_dashes_split_names_that_are_not_one(linker: EntityLinker) -
     [
         ("Hunter's syndrome", "Hunter syndrome"),  # possessive
         ("multiple endocrine neoplasia type 2B", "Multiple endocrine neoplasia, type IIB"),
+        ("5α-reductase deficiency", "5-alpha-reductase deficiency"),
+        ("IFNγ receptor", "IFN-gamma receptor"),
     ],
-    ids=["possessive", "roman-type-number"],
+    ids=["possessive", "roman-type-number", "greek-letter", "greek-letter-in-a-word"],
 )
 def test_name_keys_ignore_possessives_and_roman_type_numbers(written: str, stored: str) -> None:
     assert mention_key(written) == mention_key(stored)
+
+
+def test_a_greek_letter_is_a_word_of_the_key_not_dropped() -> None:
+    # a key without it made "5β-reductase" the namesake of "5α-reductase", "TNF-α" of "TNF"
+    assert mention_key("5β-reductase") != mention_key("5α-reductase")
+    assert mention_key("TNF-α") == "tnf alpha" and mention_key("µ-opioid") == "mu opioid"
 
 
 def test_a_disease_keeps_its_numbered_forms_as_alternatives(linker: EntityLinker) -> None:
