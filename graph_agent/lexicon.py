@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
-from biokg.graph_agent.text import mention_key
+from biokg.graph_agent.text import greek_qualifier, mention_key
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import ENTITY, load_schema
 from biokg.store import GraphStore
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read wit
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 11
+LEXICON_FORMAT = 13
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -66,6 +66,8 @@ _NAME_COLUMNS = {
 #: Between the entries of a stored sorted list (name keys are words joined by single spaces).
 SORTED_SEPARATOR = "\n"
 _KEY_COLUMNS = ("key", "id", "rule", "text")
+#: Name columns written as symbols: keyed joined too when written as one word with dashes
+_ALIAS_RULES = frozenset({"symbol", "synonym"})
 _NODE_COLUMNS = ("id", "label", "name")
 
 
@@ -466,7 +468,16 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
             if row["label"] in documents:
                 rule = "title"
             for text in value if isinstance(value, list) else [value] if value else []:
-                keys.append((mention_key(text), node, rule, text))
+                key = mention_key(text)
+                keys.append((key, node, rule, text))
+                if (
+                    rule in _ALIAS_RULES
+                    and " " in key
+                    and not any(c.isspace() for c in text)
+                    and not greek_qualifier(key)  # "beta-1": joined, it would name "beta1"
+                ):
+                    # an alias written as one word ("IL1-BETA"), joined: see EntityLinker._named
+                    keys.append((key.replace(" ", ""), node, rule, text))
                 if row["label"] == "Disease" and (base := _title_base(text)):
                     keys.append((mention_key(base), node, "base", text))
                 if row["label"] == "Drug":

@@ -137,18 +137,26 @@ _GREEK = re.compile("[\u0370-\u03ff\u00b5]")
 
 
 def greek_qualifier(written: str) -> bool:
-    """A Greek letter on its own, or with a number ("β1" of "TGF-β1", "μ" of "μ-opioid"): a
-    qualifier of the word before or after it, no name."""
-    return bool(_GREEK_QUALIFIER.fullmatch(written))
+    """A Greek letter on its own, or with a number ("β1" of "TGF-β1", "μ" of "μ-opioid"; "beta
+    1" as a key): a qualifier of the word before or after it, no name."""
+    if _GREEK_QUALIFIER.fullmatch(written):
+        return True
+    parts = written.split()
+    return len(parts) == 2 and parts[0] in GREEK_NAMES and parts[1].isdigit()
 
 
 _GREEK_QUALIFIER = re.compile("[\u0370-\u03ff\u00b5]\\d*")
+#: The Greek letters' names as keys spell them ("alpha" … "omega")
+GREEK_NAMES = frozenset(
+    {unicodedata.name(chr(c)).split()[-1].lower() for c in range(0x3B1, 0x3CA)} - {"lamda"}
+) | {"lambda"}
 
 
 def _spelt_out(letter: re.Match[str]) -> str:
     """ "α" → " alpha ", "Σ" and "ς" → " sigma ", "µ" → " mu ": a word of its own."""
     name = unicodedata.name(letter[0], "").split()
-    return f" {'mu' if name == ['MICRO', 'SIGN'] else name[-1].lower() if name else ''} "
+    spelt = "mu" if name == ["MICRO", "SIGN"] else name[-1].lower() if name else ""
+    return f" {'lambda' if spelt == 'lamda' else spelt} "  # Unicode's name is "LAMDA"
 
 
 def stem(word: str) -> str:

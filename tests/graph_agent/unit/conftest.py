@@ -62,6 +62,14 @@ ROWS = [
         "synonyms": ["Increased levels of alpha-fetoprotein"],
     },
     {"id": "NCBIGene:174", "label": "Gene", "name": "alpha fetoprotein", "symbol": "AFP"},
+    # an alias written as one word with a dash (NCBI's), met by "IL-1β"
+    {
+        "id": "NCBIGene:3553",
+        "label": "Gene",
+        "name": "interleukin 1 beta",
+        "symbol": "IL1B",
+        "synonyms": ["IL1-BETA", "IL-1"],
+    },
     {"id": "MESH:D006973", "label": "Disease", "name": "Hypertension"},
     {"id": "HP:0000822", "label": "Phenotype", "name": "Hypertension"},
     {"id": "HP:0012828", "label": "Phenotype", "name": "Severe"},

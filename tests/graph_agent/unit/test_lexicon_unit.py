@@ -52,3 +52,18 @@ def test_a_lexicon_without_names_has_empty_lists() -> None:
     lexicon = Lexicon.from_rows([{"id": "HP:0000001", "label": "Phenotype", "name": None}])
     assert lexicon.fuzzy_keys == []
     assert lexicon.word_list == []
+
+
+def test_an_alias_written_as_one_dashed_word_is_keyed_joined_too() -> None:
+    # "IL1-BETA" is also "il1beta" (a question's "IL-1β" joined); "beta-1" is not "beta1": a
+    # Greek letter and a number qualify another word ("beta1-adrenergic"), they name nothing
+    lexicon = Lexicon.from_rows(
+        [
+            {"id": "NCBIGene:3553", "label": "Gene", "name": "interleukin 1 beta",
+             "synonyms": ["IL1-BETA"]},
+            {"id": "NCBIGene:10678", "label": "Gene", "name": "B3GNT2", "synonyms": ["beta-1"]},
+        ]
+    )  # fmt: skip
+    assert [e.id for e in lexicon.by_key["il1beta"]] == ["NCBIGene:3553"]
+    assert "il1 beta" in lexicon.by_key and "beta 1" in lexicon.by_key
+    assert "beta1" not in lexicon.by_key

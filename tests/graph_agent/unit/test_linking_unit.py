@@ -122,6 +122,20 @@ def test_name_keys_ignore_possessives_and_roman_type_numbers(written: str, store
     assert mention_key(written) == mention_key(stored)
 
 
+@pytest.mark.parametrize("written", ["IL-1β", "IL1β", "IL-1beta", "il1-beta"])
+def test_a_symbol_written_as_one_word_meets_its_alias_however_dashed(
+    linker: EntityLinker, written: str
+) -> None:
+    [mention] = linker.mentions(f"Is {written} a cytokine?")
+    assert [c.id for c in mention.candidates] == ["NCBIGene:3553"]
+
+
+def test_a_slash_parts_words_that_are_not_joined(linker: EntityLinker) -> None:
+    # "IL/1" is two things, not a way of writing IL1; its joined key would name the gene
+    mentions = linker.mentions("Is IL/1β a cytokine?")
+    assert not any(c.id == "NCBIGene:3553" for m in mentions for c in m.candidates)
+
+
 def test_a_greek_letter_is_a_word_of_the_key_not_dropped() -> None:
     # a key without it made "5β-reductase" the namesake of "5α-reductase", "TNF-α" of "TNF"
     assert mention_key("5β-reductase") != mention_key("5α-reductase")
