@@ -284,15 +284,21 @@ def test_go_questions_answer_the_asked_aspect(
     cross_source_agent: GraphAgent, question: str, symbol: str, namespace: str
 ) -> None:
     agent, go_graph = cross_source_agent, cross_source_agent.store
-    direct = _ids(
-        go_graph,
-        "MATCH (:Gene {symbol: $symbol})-[r:ANNOTATED_WITH]->(t:GOTerm {namespace: $ns}) "
-        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
+    direct = _go_annotations(go_graph, symbol, namespace)
+    found = {n.id for n in agent.ask(question).answers}
+    assert direct and found and found <= direct
+
+
+def _go_annotations(graph: GraphStore, symbol: str, namespace: str | None = None) -> set[str]:
+    """The GO terms the gene is annotated with (of one aspect when given), NOT lines left out."""
+    return _ids(
+        graph,
+        "MATCH (:Gene {symbol: $symbol})-[r:ANNOTATED_WITH]->(t:GOTerm) "
+        "WHERE coalesce(r.negated, false) = false AND ($ns IS NULL OR t.namespace = $ns) "
+        "RETURN t.id AS id",
         symbol=symbol,
         ns=namespace,
     )
-    found = {n.id for n in agent.ask(question).answers}
-    assert direct and found and found <= direct
 
 
 def test_what_a_gene_does_is_answered_with_its_go_annotations(
@@ -301,11 +307,7 @@ def test_what_a_gene_does_is_answered_with_its_go_annotations(
     # "What does X do?" names no relationship: read from grammar words alone, its paraphrase
     # is a guess, and what the gene touches answers when the guess finds nothing
     agent, go_graph = cross_source_agent, cross_source_agent.store
-    annotated = _ids(
-        go_graph,
-        "MATCH (:Gene {symbol: 'ABL1'})-[r:ANNOTATED_WITH]->(t:GOTerm) "
-        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
-    )
+    annotated = _go_annotations(go_graph, "ABL1")
     answer = agent.ask("What does ABL1 do?")
     found = {n.id for n in answer.answers}
     assert annotated and found and found <= annotated
@@ -320,11 +322,7 @@ def test_a_claim_in_a_genes_own_words_is_checked_against_what_it_touches(
     # when the paraphrase's guesses find nothing, X's neighbours that share the claim's words
     # answer, and a description no neighbour shares is not in the graph
     agent, go_graph = cross_source_agent, cross_source_agent.store
-    annotated = _ids(
-        go_graph,
-        "MATCH (:Gene {symbol: 'ABL1'})-[r:ANNOTATED_WITH]->(t:GOTerm) "
-        "WHERE coalesce(r.negated, false) = false RETURN t.id AS id",
-    )
+    annotated = _go_annotations(go_graph, "ABL1")
     answer = agent.ask("Is ABL1 a tyrosine kinase protein?")
     names = {n.id: n.name.lower() for n in answer.answers}
     assert names and set(names) <= annotated
