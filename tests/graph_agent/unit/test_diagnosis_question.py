@@ -74,8 +74,16 @@ def test_a_described_patient_splits_into_observed_and_excluded_phrases(
         "What does Viagra target?",
         "Which diseases fit?",
         "Which diseases should I consider?",
+        "What conditions should we consider treating with metformin?",
     ],
-    ids=["cause", "phenotypes-of", "drug-targets", "nothing-described", "nothing-to-consider"],
+    ids=[
+        "cause",
+        "phenotypes-of",
+        "drug-targets",
+        "nothing-described",
+        "nothing-to-consider",
+        "consider-treating",
+    ],
 )
 def test_other_questions_are_not_read_as_a_patient(question: str) -> None:
     assert read_phenotype_list(question) is None
