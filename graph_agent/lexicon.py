@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
-from biokg.graph_agent.text import greek_qualifier, mention_key
+from biokg.graph_agent.text import greek_qualifier, mention_key, one_word
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import ENTITY, load_schema
 from biokg.store import GraphStore
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read wit
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 13
+LEXICON_FORMAT = 14
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -473,7 +473,7 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
                 if (
                     rule in _ALIAS_RULES
                     and " " in key
-                    and not any(c.isspace() for c in text)
+                    and one_word(text)
                     and not greek_qualifier(key)  # "beta-1": joined, it would name "beta1"
                 ):
                     # an alias written as one word ("IL1-BETA"), joined: see EntityLinker._named

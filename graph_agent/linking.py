@@ -444,10 +444,9 @@ class EntityLinker:
         keys = [t.key for t in worded]
         key = " ".join(keys)
         candidates = self._exact(text, key=key)
-        if not candidates and " " in key and not any(c.isspace() or c == "/" for c in text):
-            # one word as written ("IL-1β", "NF-κB"; "N/A" is two): its pieces joined meet an
-            # alias written with other dashes or none ("IL1-BETA", "NFkappaB"; the lexicon
-            # keys both so)
+        if not candidates and " " in key and words.one_word(text):
+            # its pieces joined meet an alias written with other dashes or none ("IL-1β" is
+            # "IL1-BETA", "NF-κB" "NFkappaB"; the lexicon keys both so)
             candidates = self._exact(text, key=key.replace(" ", ""))
         respelled = any(t.corrected for t in span)
         if not candidates and len(worded) > 1:

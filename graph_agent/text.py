@@ -133,7 +133,24 @@ def mention_key(text: str) -> str:
 
 #: Greek letters (and the micro sign, written for mu): a name_key alone would drop them, so
 #: that "TNF-α" met "TNF" and "5β-reductase" met "5α-reductase" (Gilda spells them out too)
-_GREEK = re.compile("[\u0370-\u03ff\u00b5]")
+_GREEK_LETTER = "[\u0370-\u03ff\u00b5]"
+_GREEK = re.compile(_GREEK_LETTER)
+_GREEK_QUALIFIER = re.compile(_GREEK_LETTER + "\\d*")
+
+
+def _greek_name(letter: str) -> str:
+    """ "α" → "alpha", "Σ" and "ς" → "sigma", "µ" → "mu", "λ" → "lambda" (Unicode: "LAMDA")."""
+    name = unicodedata.name(letter, "").split()
+    spelt = "mu" if name == ["MICRO", "SIGN"] else name[-1].lower() if name else ""
+    return "lambda" if spelt == "lamda" else spelt
+
+
+#: The Greek letters' names as keys spell them ("alpha" … "omega")
+GREEK_NAMES = frozenset(_greek_name(chr(c)) for c in range(0x3B1, 0x3CA))
+
+
+def _spelt_out(letter: re.Match[str]) -> str:
+    return f" {_greek_name(letter[0])} "  # a word of its own
 
 
 def greek_qualifier(written: str) -> bool:
@@ -145,18 +162,10 @@ def greek_qualifier(written: str) -> bool:
     return len(parts) == 2 and parts[0] in GREEK_NAMES and parts[1].isdigit()
 
 
-_GREEK_QUALIFIER = re.compile("[\u0370-\u03ff\u00b5]\\d*")
-#: The Greek letters' names as keys spell them ("alpha" … "omega")
-GREEK_NAMES = frozenset(
-    {unicodedata.name(chr(c)).split()[-1].lower() for c in range(0x3B1, 0x3CA)} - {"lamda"}
-) | {"lambda"}
-
-
-def _spelt_out(letter: re.Match[str]) -> str:
-    """ "α" → " alpha ", "Σ" and "ς" → " sigma ", "µ" → " mu ": a word of its own."""
-    name = unicodedata.name(letter[0], "").split()
-    spelt = "mu" if name == ["MICRO", "SIGN"] else name[-1].lower() if name else ""
-    return f" {'lambda' if spelt == 'lamda' else spelt} "  # Unicode's name is "LAMDA"
+def one_word(written: str) -> bool:
+    """Written as one word, however dashed ("IL-1β", "IL1-BETA"; "N/A" and "IL 1" are two): a
+    name whose pieces may be joined in its key ("il1beta")."""
+    return not any(c.isspace() or c == "/" for c in written)
 
 
 def stem(word: str) -> str:

@@ -62,8 +62,10 @@ def test_an_alias_written_as_one_dashed_word_is_keyed_joined_too() -> None:
             {"id": "NCBIGene:3553", "label": "Gene", "name": "interleukin 1 beta",
              "synonyms": ["IL1-BETA"]},
             {"id": "NCBIGene:10678", "label": "Gene", "name": "B3GNT2", "synonyms": ["beta-1"]},
+            {"id": "NCBIGene:7504", "label": "Gene", "name": "XK", "synonyms": ["N/A"]},
         ]
     )  # fmt: skip
     assert [e.id for e in lexicon.by_key["il1beta"]] == ["NCBIGene:3553"]
     assert "il1 beta" in lexicon.by_key and "beta 1" in lexicon.by_key
     assert "beta1" not in lexicon.by_key
+    assert "n a" in lexicon.by_key and "na" not in lexicon.by_key  # a slash parts two words
