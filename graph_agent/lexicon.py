@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read wit
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 14
+LEXICON_FORMAT = 15
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,

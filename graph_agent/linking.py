@@ -185,8 +185,10 @@ class EntityLinker:
         self._reach = self.reach(question) if self.reach is not None else None
         tokens = [self._spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
-        # a span whose candidates the scorer rejected names nothing in the graph
-        linked = {i for s in spans if s.candidates for i in range(s.start, s.end)}
+        # a span whose candidates the scorer rejected names nothing in the graph; the kind
+        # of answer asked for ("with what polymerase?") is no name, known or unknown
+        kind = () if question.asked_kind is None else (question.asked_kind,)
+        linked = {i for s in spans if s.candidates for i in range(s.start, s.end)} | set(kind)
         spans += self._leftover_spans(question, tokens, linked, read)
         rejected: dict[int, list[Candidate]] = {}  # position: the guesses judged too far
         for span in (s for s in spans if not s.candidates):
@@ -194,7 +196,7 @@ class EntityLinker:
                 rejected[i] = _closest([*rejected.get(i, ()), *span.rejected])
         spans = _restatements_merged(tokens, [s for s in spans if s.candidates])
         mentions = [self._mention(question, tokens, span) for span in spans]
-        covered = {i for s in spans for i in range(s.start, s.end)}
+        covered = {i for s in spans for i in range(s.start, s.end)} | set(kind)
         for i in covered:
             rejected.pop(i, None)
         mentions += self._unknown(question, tokens, covered, rejected)
@@ -267,6 +269,8 @@ class EntityLinker:
                 span = tokens[start:end]
                 if all(self._grammar(t.key) or not t.key for t in span):
                     continue
+                if start <= (question.asked_kind or -1) < end:
+                    continue  # "what polymerase": the kind of answer asked for
                 if len(span) == 1 and start in in_cues:
                     continue  # "GO" of "GO terms": a word of a cue that is there
                 if len(span) == 1 and _qualifies_a_type(tokens, start):
@@ -505,8 +509,15 @@ class EntityLinker:
             proposed = list(candidates)
             candidates = self._decide(tokens, start, end, candidates)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
-                # a respelling the scorer rejected may still be a description
-                searched = self._names_sharing_a_word(run, self._search(text, read))
+                # a respelling the scorer rejected may still be a description of another
+                # node; the index's hit on a node just judged as a respelling ("Dravex
+                # syndrome": Dravet syndrome) is the same guess, and the judgement stands
+                judged = {c.id for c in proposed}
+                searched = [
+                    c
+                    for c in self._names_sharing_a_word(run, self._search(text, read))
+                    if c.id not in judged
+                ]
                 proposed += searched
                 candidates = self._decide(tokens, start, end, searched)
             if proposed and not candidates:  # rejected: not in the graph

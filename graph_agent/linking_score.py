@@ -52,6 +52,7 @@ FEATURES = (
     "fulltext",
     "vector",
     "edits",
+    "slip",
     "span_covered",
     "name_covered",
     "unmatched_foreign",
@@ -137,6 +138,9 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
         "vector": float(kind == "vector"),
         # to the node's name (a synonym may be far from it); a title's head is its name
         "edits": 0.0 if candidate.rule in _HEADS else _edits(written, named) / _MAX_EDITS,
+        # a respelling by edits people make when they mean the name, or not: "Marfam" is a
+        # typo of "Marfan", "Marfax" another name
+        "slip": 0.0 if candidate.rule in _HEADS else _slip_cost(written, named),
         "span_covered": len(covered) / len(asked) if asked else 0.0,
         "name_covered": len(held) / len(name_words) if name_words else 0.0,
         "unmatched_foreign": float(any(not known(w) for w in unmatched)),
@@ -242,6 +246,100 @@ def _edits(asked: str, named: str) -> float:
         OSA.distance(" ".join(span), " ".join(bare)),
     )
     return float(min(edits, _MAX_EDITS))
+
+
+def _slip_cost(asked: str, named: str) -> float:
+    """How many of the edits from the name to the span are no typing slip, in [0, 1] (1: two
+    or more), on the reading that :func:`_edits` finds closest and, among its alignments of
+    fewest edits, the one with most slips. Slips are the edits people make when they mean the
+    name (a letter left out, doubled or swapped with its neighbour, a vowel for a vowel, a key
+    next to the right one, a vowel or a plural "s" added: "Marfam", "warfrin", "ibuprofin",
+    "malformations"); any other edit is unlike a typo ("Marfax", "Sertralinex"), as in a
+    noisy-channel error model (Kernighan, Church and Gale 1990: most single-letter typos are
+    of the kinds above)."""
+    span, name = _spoken(asked).split(), _spoken(named).split()
+    bare = [w for w in name if not words.designator(w) or w in span]
+    _, costly = min(
+        _slip_alignment(" ".join(name), " ".join(span)),
+        _slip_alignment(" ".join(sorted(name)), " ".join(sorted(span))),
+        _slip_alignment(" ".join(bare), " ".join(span)),
+    )
+    return min(costly, _MAX_COSTLY) / _MAX_COSTLY
+
+
+def _spoken(text: str) -> str:
+    """The name key with "ph" written as it sounds ("Microcefaly" for "Microcephaly")."""
+    return mention_key(text).replace("ph", "f")
+
+
+def _slip_alignment(intended: str, typed: str) -> tuple[int, int]:
+    """(edits, edits that are no slip) of the optimal string alignment from ``intended`` to
+    ``typed`` with fewest edits, and among those fewest that are no slip."""
+    rows, cols = len(intended) + 1, len(typed) + 1
+    d = [[(0, 0)] * cols for _ in range(rows)]
+    for i in range(1, rows):
+        d[i][0] = (i, 0)  # letters left out
+    for j in range(1, cols):
+        edits, costly = d[0][j - 1]
+        d[0][j] = (edits + 1, costly + (not _slip_added(intended, 0, typed, j - 1)))
+    for i in range(1, rows):
+        a = intended[i - 1]
+        for j in range(1, cols):
+            b = typed[j - 1]
+            left_out, added, replaced = d[i - 1][j], d[i][j - 1], d[i - 1][j - 1]
+            options = [
+                (left_out[0] + 1, left_out[1]),
+                (added[0] + 1, added[1] + (not _slip_added(intended, i, typed, j - 1))),
+                replaced if a == b else (replaced[0] + 1, replaced[1] + (not _slip_for(a, b))),
+            ]
+            if i > 1 and j > 1 and a == typed[j - 2] and intended[i - 2] == b:
+                swapped = d[i - 2][j - 2]
+                options.append((swapped[0] + 1, swapped[1]))
+            d[i][j] = min(options)
+    return d[-1][-1]
+
+
+def _slip_added(intended: str, i: int, typed: str, j: int) -> bool:
+    """Whether the typed letter ``typed[j]``, which the name lacks before ``intended[i]``, is a
+    slip: a vowel, a doubled neighbour, a key next to a neighbour, or a plural "s" typed right
+    after the name's last letter."""
+    letter = typed[j]
+    around = typed[max(j - 1, 0) : j] + typed[j + 1 : j + 2]
+    if letter in _VOWELS or any(letter == c or _adjacent(letter, c) for c in around):
+        return True
+    return (
+        letter == "s"
+        and typed[j + 1 : j + 2] in ("", " ")
+        and intended[i : i + 1] in ("", " ")
+        and 0 < i
+        and 0 < j
+        and intended[i - 1] == typed[j - 1]
+    )
+
+
+def _slip_for(a: str, b: str) -> bool:
+    """Whether typing ``b`` for ``a`` is a slip: a vowel for a vowel, or a key next to it."""
+    return (a in _VOWELS and b in _VOWELS) or _adjacent(a, b)
+
+
+def _adjacent(a: str, b: str) -> bool:
+    """Keys next to each other on a QWERTY keyboard (rows staggered as on the keyboard)."""
+    pa, pb = _KEYS.get(a), _KEYS.get(b)
+    if pa is None or pb is None:
+        return False
+    return abs(pa[0] - pb[0]) <= 1 and abs(pa[1] - pb[1]) <= 1.0 and pa != pb
+
+
+#: Edits that are no slip are counted up to this many
+_MAX_COSTLY = 2
+_VOWELS = frozenset("aeiouy")
+_KEYS = {
+    key: (row, column + stagger)
+    for row, (keys, stagger) in enumerate(
+        (("1234567890", -0.5), ("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
+    )
+    for column, key in enumerate(keys)
+}
 
 
 def _zipf(word: str) -> float:

@@ -229,7 +229,14 @@ class DeterministicPlanner:
         if not (relations or targets):
             # "What problems do patients with X have?"
             requests = self._paraphrased(question, seeds, mention, labels, focus)
-            if requests and (not focus.words or focus.only_relevant):
+            kind = self._asked_kind(question)
+            if requests and kind is not None:
+                # "GTF2F2 initiates transcription with what polymerase?": when no paraphrased
+                # relationship holds an edge, what the subject touches that is named by the
+                # kind asked for answers
+                kinded = Focus((kind,), focus.kinds, only_relevant=True)
+                requests.append(Neighbours(tuple(seeds), (), kinded, why=SURVEY))
+            elif requests and (not focus.words or focus.only_relevant):
                 # "What does BRCA1 do?": a paraphrase read from grammar words alone is a guess;
                 # when none of its relationships holds an edge, what the subject touches
                 # answers (requests run in order until one finds anything). A claim about the
@@ -265,6 +272,15 @@ class DeterministicPlanner:
         if "Drug" in labels:
             requests.append(label_text)
         return requests
+
+    def _asked_kind(self, question: Question) -> str | None:
+        """The word a which/what question names its answers by (``Question.asked_kind``),
+        unless schema/'s vocabulary reads it already ("Which terms …": a label noun)."""
+        if question.asked_kind is None:
+            return None
+        if question.lemmas[question.asked_kind] in self.reader.cue_words:
+            return None
+        return question.tokens[question.asked_kind].text
 
     def _paraphrased(
         self, question: Question, seeds: list[str], mention: Mention, labels: set[str], focus: Focus
@@ -382,6 +398,8 @@ class DeterministicPlanner:
         to it are left out (and with fewer than two constraints there is no intersection)."""
         asked = targets
         if not targets:  # "I have visual loss and abnormal ERG, what do I have?"
+            if self._classified(mentions):
+                return None
             own = {c.label for m in mentions for c in m.candidates}
             shared = set.intersection(
                 *(reachable(self.schema, {c.label for c in m.candidates}) for m in mentions)
@@ -436,6 +454,20 @@ class DeterministicPlanner:
     def _subtyped(self, labels: set[str]) -> bool:
         spec = self.schema.types.get(_SUBTYPED)
         return spec is not None and bool(labels & set(spec.from_labels))
+
+    def _classified(self, mentions: list[Mention]) -> bool:
+        """With no asked label, a name and an ontology term of another label that a
+        relationship type joins directly: the term is a class the name's own edges fall under
+        ("GTF2F2 initiates transcription with what polymerase?": the gene's processes under
+        transcription), not a constraint on a third label both reach."""
+        labels = [{c.label for c in m.candidates} for m in mentions]
+        return any(
+            here != there
+            and self._subtyped(there)
+            and any(t != _SUBTYPED for t in self._joining(here, there))
+            for here in labels
+            for there in labels
+        )
 
     def _joining(self, here: set[str], there: set[str]) -> list[str]:
         """Relationship types that join a label in ``here`` to one in ``there``."""

@@ -30,6 +30,8 @@ WH_WORDS = frozenset(
 #: Lemmas of the verbs that open a yes/no question ("Is …", "Can …", "Does …").
 AUXILIARIES = frozenset("be do can could have will would should may might must shall".split())
 NEGATIONS = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"})
+#: Words that ask for a kind of thing the word after them names ("with what polymerase?").
+DETERMINERS = frozenset({"what", "which"})
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class Question:
     polar: bool
     #: a yes/no question or statement with a negation ("X is not associated with Y")
     negated: bool
+    #: the position of the word a which/what question names its answers by, when that word
+    #: stands alone ("… with what polymerase?", "Which enzyme does X encode?"): the kind of
+    #: the answer, which the answers' names share, not a name the question asks about
+    asked_kind: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> Question:
@@ -60,6 +66,7 @@ class Question:
             lemmas=lemmas,
             polar=polar,
             negated=polar and any(w in NEGATIONS for w in lemmas),
+            asked_kind=_asked_kind(found, lemmas),
         )
 
     def span_text(self, start: int, end: int) -> str:
@@ -121,6 +128,21 @@ def _polar(lemmas: Sequence[str], text: str) -> bool:
     if any(w in WH_WORDS or w in IMPERATIVES for w in content):
         return False
     return not text.rstrip().endswith("?")
+
+
+def _asked_kind(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
+    """A lower-case word right after "what" or "which" that ends the question or comes before
+    its auxiliary: the whole noun phrase the determiner opens ("What insulin products …" is
+    none: the kind is "products", the word before it a name)."""
+    for i in range(1, len(found)):
+        after = lemmas[i + 1] if i + 1 < len(found) else None
+        if (
+            lemmas[i - 1] in DETERMINERS
+            and found[i].text.islower()
+            and (after is None or after in AUXILIARIES)
+        ):
+            return i
+    return None
 
 
 def _request(lemmas: list[str]) -> bool:

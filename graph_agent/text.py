@@ -123,12 +123,18 @@ def designator(key: str) -> bool:
 
 def mention_key(text: str) -> str:
     """The lexicon key of a name: :func:`name_key` with possessives dropped, Greek letters
-    spelt out and Roman type numbers written as digits, so that "Cornelia de Lange's
-    syndrome", "Crohn disease", "5α-reductase" and "multiple endocrine neoplasia type 2B" meet
-    "Cornelia de Lange syndrome", "Crohn's disease", "5-alpha-reductase" and "Multiple
-    endocrine neoplasia, type IIB"."""
-    key = name_key(_GREEK.sub(_spelt_out, _POSSESSIVE.sub("", text)))
+    spelt out, accents dropped and Roman type numbers written as digits, so that "Cornelia de
+    Lange's syndrome", "Crohn disease", "5α-reductase", "Behcet disease" and "multiple
+    endocrine neoplasia type 2B" meet "Cornelia de Lange syndrome", "Crohn's disease",
+    "5-alpha-reductase", "Behçet disease" and "Multiple endocrine neoplasia, type IIB"."""
+    key = name_key(_unaccented(_GREEK.sub(_spelt_out, _POSSESSIVE.sub("", text))))
     return _NUMBERED.sub(lambda m: f"{m[1]} {_ROMAN[m[2]]}{m[3]}", key)
+
+
+def _unaccented(text: str) -> str:
+    """Letters without their accents: "Behçet", "Sjögren" and "Ménière" meet the plain
+    spellings people type ("Behcet disease"); a name_key alone drops the letter."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 #: Greek letters (and the micro sign, written for mu): a name_key alone would drop them, so

@@ -330,6 +330,24 @@ def test_a_claim_in_a_genes_own_words_is_checked_against_what_it_touches(
     assert agent.ask("Is ABL1 a velvet orchestra protein?").status == "not_found"
 
 
+def test_the_kind_a_question_asks_for_names_the_answers_among_what_the_gene_touches(
+    cross_source_agent: GraphAgent,
+) -> None:
+    # "X <does a process> with what <kind>?": the kind is no name (no gene alias, no unknown
+    # entity) and the process names no intersection with a third label; the gene's own
+    # neighbours named by the kind answer, and a kind none of them has is not in the graph
+    agent, go_graph = cross_source_agent, cross_source_agent.store
+    annotated = _go_annotations(go_graph, "APEX1")
+    answer = agent.ask("APEX1 repairs DNA with what endonuclease?")
+    assert answer.mentions[0].text == "APEX1"
+    assert not [m for m in answer.mentions if "endonuclease" in m.text]
+    names = {n.id: n.name.lower() for n in answer.answers}
+    assert names and set(names) <= annotated
+    assert "GO:0004519" in names  # endonuclease activity
+    assert all("endonucle" in name for name in names.values())
+    assert agent.ask("APEX1 repairs DNA with what velvet?").status == "not_found"
+
+
 def test_a_claim_about_an_ambiguous_name_gets_no_single_verdict(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:

@@ -71,6 +71,31 @@ def test_a_respelling_counts_its_edits() -> None:
     assert typo["edits"] == pytest.approx(0.25) and typo["span_covered"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("written", "name", "slip"),
+    [
+        ("Marfam syndrome", "Marfan syndrome", 0.0),  # a key next to the right one
+        ("warfrin", "warfarin", 0.0),  # a letter left out
+        ("sildenafill", "sildenafil", 0.0),  # a letter doubled
+        ("losatran", "losartan", 0.0),  # two letters swapped
+        ("ibuprofin", "ibuprofen", 0.0),  # a vowel for a vowel
+        ("Microcefaly", "Microcephaly", 0.0),  # spelt as it sounds
+        ("autophagie", "autophagy", 0.0),  # two slips
+        ("actin filaments", "actin filament", 0.0),  # a plural
+        ("Marfax syndrome", "Marfan syndrome", 0.5),  # x is nowhere near n
+        ("Sertralinex", "sertraline", 0.5),  # a letter added beside no neighbour
+        ("Alportis syndrome", "Alport syndrome", 0.5),  # "is" is no plural
+        ("Simvastatox", "simvastatin", 0.5),  # a vowel for a vowel, then an x
+        ("Turnqx syndrome", "Turner syndrome", 1.0),  # two letters no slip gives
+    ],
+)
+def test_a_respelling_is_judged_by_the_edits_people_make_when_they_mean_a_name(
+    written: str, name: str, slip: float
+) -> None:
+    values = features(_span(*written.split()), _candidate("fuzzy", name), _known)
+    assert values["slip"] == slip
+
+
 def test_an_index_hit_that_leaves_an_unknown_word_unnamed() -> None:
     hit = Candidate(
         id="X:1", label="Disease", name="Marfan syndrome", score=0.5, rule="vector",
@@ -128,6 +153,10 @@ def test_the_shipped_weights_keep_a_clean_name_and_drop_an_invented_respelling()
     typo = features(_span("sildenafill"), drug, _known)
     assert scorer.probability(typo) > scorer.probability(invented)
     assert scorer.probability(name) >= scorer.threshold  # exact features weigh nothing today
+    # one edit from the name either way; only the typo is one people make
+    typed = features(_span("Marfam", "syndrome"), _candidate("fuzzy", "Marfan syndrome"), _known)
+    made_up = features(_span("Marfax", "syndrome"), _candidate("fuzzy", "Marfan syndrome"), _known)
+    assert scorer.probability(typed) >= scorer.threshold > scorer.probability(made_up)
 
 
 def test_the_linker_traces_every_scored_pair(linker: EntityLinker) -> None:

@@ -115,8 +115,17 @@ def test_slashes_and_dashes_split_names_that_are_not_one(linker: EntityLinker) -
         ("multiple endocrine neoplasia type 2B", "Multiple endocrine neoplasia, type IIB"),
         ("5α-reductase deficiency", "5-alpha-reductase deficiency"),
         ("IFNγ receptor", "IFN-gamma receptor"),
+        ("Behcet disease", "Behçet disease"),
+        ("Meniere disease", "Ménière disease"),
     ],
-    ids=["possessive", "roman-type-number", "greek-letter", "greek-letter-in-a-word"],
+    ids=[
+        "possessive",
+        "roman-type-number",
+        "greek-letter",
+        "greek-letter-in-a-word",
+        "accent",
+        "accents",
+    ],
 )
 def test_name_keys_ignore_possessives_and_roman_type_numbers(written: str, stored: str) -> None:
     assert mention_key(written) == mention_key(stored)

@@ -45,6 +45,22 @@ def test_the_grammar_is_read_with_the_words(written: str, polar: bool, negated: 
     assert (q.polar, q.negated) == (polar, negated)
 
 
+@pytest.mark.parametrize(
+    ("written", "kind"),
+    [
+        ("APEX1 repairs DNA with what endonuclease?", "endonuclease"),
+        ("Which enzyme does ABCA1 encode?", "enzyme"),  # before the question's auxiliary
+        ("What insulin products treat diabetes?", None),  # the kind is "products"
+        ("What BRCA1 variants are known?", None),
+        ("What does BRCA1 do?", None),
+        ("Is FBN1 a gene?", None),
+    ],
+)
+def test_the_kind_a_question_names_its_answers_by(written: str, kind: str | None) -> None:
+    q = Question.parse(written)
+    assert (None if q.asked_kind is None else q.tokens[q.asked_kind].text) == kind
+
+
 def test_a_span_keeps_the_parenthesis_that_closes_its_name() -> None:
     q = Question.parse('What is "acetylcholinesterase (Cartwright blood group)"?')
     assert q.span_text(2, 6) == "acetylcholinesterase (Cartwright blood group)"
