@@ -269,7 +269,7 @@ class EntityLinker:
                 span = tokens[start:end]
                 if all(self._grammar(t.key) or not t.key for t in span):
                     continue
-                if start <= (question.asked_kind or -1) < end:
+                if question.asked_kind is not None and start <= question.asked_kind < end:
                     continue  # "what polymerase": the kind of answer asked for
                 if len(span) == 1 and start in in_cues:
                     continue  # "GO" of "GO terms": a word of a cue that is there

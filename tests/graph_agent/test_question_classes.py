@@ -315,17 +315,27 @@ def test_what_a_gene_does_is_answered_with_its_go_annotations(
     assert cited_terms and cited_terms <= annotated
 
 
+def _answered_by_its_annotations(
+    agent: GraphAgent, symbol: str, question: str
+) -> tuple[list[str], dict[str, str]]:
+    """The question's mentions and its answers' names by id, the answers checked to be GO
+    terms the gene is annotated with."""
+    answer = agent.ask(question)
+    names = {n.id: n.name.lower() for n in answer.answers}
+    assert names and set(names) <= _go_annotations(agent.store, symbol), answer.summary
+    mentions = [m.text for m in answer.mentions]
+    assert mentions[0] == symbol
+    return mentions, names
+
+
 def test_a_claim_in_a_genes_own_words_is_checked_against_what_it_touches(
     cross_source_agent: GraphAgent,
 ) -> None:
     # "Is X a <description> protein?": the asked label is X's own, so no relationship is asked;
     # when the paraphrase's guesses find nothing, X's neighbours that share the claim's words
     # answer, and a description no neighbour shares is not in the graph
-    agent, go_graph = cross_source_agent, cross_source_agent.store
-    annotated = _go_annotations(go_graph, "ABL1")
-    answer = agent.ask("Is ABL1 a tyrosine kinase protein?")
-    names = {n.id: n.name.lower() for n in answer.answers}
-    assert names and set(names) <= annotated
+    agent = cross_source_agent
+    _, names = _answered_by_its_annotations(agent, "ABL1", "Is ABL1 a tyrosine kinase protein?")
     assert all("tyrosine" in name or "kinase" in name for name in names.values())
     assert agent.ask("Is ABL1 a velvet orchestra protein?").status == "not_found"
 
@@ -336,13 +346,10 @@ def test_the_kind_a_question_asks_for_names_the_answers_among_what_the_gene_touc
     # "X <does a process> with what <kind>?": the kind is no name (no gene alias, no unknown
     # entity) and the process names no intersection with a third label; the gene's own
     # neighbours named by the kind answer, and a kind none of them has is not in the graph
-    agent, go_graph = cross_source_agent, cross_source_agent.store
-    annotated = _go_annotations(go_graph, "APEX1")
-    answer = agent.ask("APEX1 repairs DNA with what endonuclease?")
-    assert answer.mentions[0].text == "APEX1"
-    assert not [m for m in answer.mentions if "endonuclease" in m.text]
-    names = {n.id: n.name.lower() for n in answer.answers}
-    assert names and set(names) <= annotated
+    agent = cross_source_agent
+    question = "APEX1 repairs DNA with what endonuclease?"
+    mentions, names = _answered_by_its_annotations(agent, "APEX1", question)
+    assert not [m for m in mentions if "endonuclease" in m]
     assert "GO:0004519" in names  # endonuclease activity
     assert all("endonucle" in name for name in names.values())
     assert agent.ask("APEX1 repairs DNA with what velvet?").status == "not_found"
