@@ -187,8 +187,8 @@ class EntityLinker:
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
         # a span whose candidates the scorer rejected names nothing in the graph; the kind
         # of answer asked for ("with what polymerase?") is no name, known or unknown
-        kind = () if question.asked_kind is None else (question.asked_kind,)
-        linked = {i for s in spans if s.candidates for i in range(s.start, s.end)} | set(kind)
+        kind: set[int] = set() if question.asked_kind is None else {question.asked_kind}
+        linked = {i for s in spans if s.candidates for i in range(s.start, s.end)} | kind
         spans += self._leftover_spans(question, tokens, linked, read)
         rejected: dict[int, list[Candidate]] = {}  # position: the guesses judged too far
         for span in (s for s in spans if not s.candidates):
@@ -196,7 +196,7 @@ class EntityLinker:
                 rejected[i] = _closest([*rejected.get(i, ()), *span.rejected])
         spans = _restatements_merged(tokens, [s for s in spans if s.candidates])
         mentions = [self._mention(question, tokens, span) for span in spans]
-        covered = {i for s in spans for i in range(s.start, s.end)} | set(kind)
+        covered = {i for s in spans for i in range(s.start, s.end)} | kind
         for i in covered:
             rejected.pop(i, None)
         mentions += self._unknown(question, tokens, covered, rejected)

@@ -238,14 +238,20 @@ def _edits(asked: str, named: str) -> float:
     """Edits from the span to the name, capped (0: spelt alike), the fewest of the words as
     written, in sorted order ("Kaufman-McKusick" for "McKusick-Kaufman") and without the
     name's type numbers and letters the span leaves out."""
-    span, name = mention_key(asked).split(), mention_key(named).split()
-    bare = [w for w in name if not words.designator(w) or w in span]
-    edits = min(
-        OSA.distance(" ".join(span), " ".join(name)),
-        OSA.distance(" ".join(sorted(span)), " ".join(sorted(name))),
-        OSA.distance(" ".join(span), " ".join(bare)),
-    )
+    edits = min(OSA.distance(name, span) for name, span in _readings(asked, named, mention_key))
     return float(min(edits, _MAX_EDITS))
+
+
+def _readings(asked: str, named: str, key: Callable[[str], str]) -> list[tuple[str, str]]:
+    """(name, span) as :func:`_edits` compares them: as written, each in sorted word order,
+    and the name without the type numbers and letters the span leaves out."""
+    span, name = key(asked).split(), key(named).split()
+    bare = [w for w in name if not words.designator(w) or w in span]
+    return [
+        (" ".join(name), " ".join(span)),
+        (" ".join(sorted(name)), " ".join(sorted(span))),
+        (" ".join(bare), " ".join(span)),
+    ]
 
 
 def _slip_cost(asked: str, named: str) -> float:
@@ -256,13 +262,12 @@ def _slip_cost(asked: str, named: str) -> float:
     next to the right one, a vowel or a plural "s" added: "Marfam", "warfrin", "ibuprofin",
     "malformations"); any other edit is unlike a typo ("Marfax", "Sertralinex"), as in a
     noisy-channel error model (Kernighan, Church and Gale 1990: most single-letter typos are
-    of the kinds above)."""
-    span, name = _spoken(asked).split(), _spoken(named).split()
-    bare = [w for w in name if not words.designator(w) or w in span]
-    _, costly = min(
-        _slip_alignment(" ".join(name), " ".join(span)),
-        _slip_alignment(" ".join(sorted(name)), " ".join(sorted(span))),
-        _slip_alignment(" ".join(bare), " ".join(span)),
+    of the kinds above). Only the readings with fewest edits are aligned (the alignment is
+    Python, the edit count rapidfuzz's)."""
+    readings = _readings(asked, named, _spoken)
+    fewest = min(OSA.distance(name, span) for name, span in readings)
+    costly = min(
+        _slip_alignment(name, span) for name, span in readings if OSA.distance(name, span) == fewest
     )
     return min(costly, _MAX_COSTLY) / _MAX_COSTLY
 
@@ -272,74 +277,78 @@ def _spoken(text: str) -> str:
     return mention_key(text).replace("ph", "f")
 
 
-def _slip_alignment(intended: str, typed: str) -> tuple[int, int]:
-    """(edits, edits that are no slip) of the optimal string alignment from ``intended`` to
-    ``typed`` with fewest edits, and among those fewest that are no slip."""
+def _slip_alignment(intended: str, typed: str) -> int:
+    """The fewest edits that are no slip among the optimal string alignments from
+    ``intended`` to ``typed`` with fewest edits. A cell holds edits * _COSTLY_PER_EDIT + edits
+    that are no slip, so that one integer ``min`` orders alignments by both."""
     rows, cols = len(intended) + 1, len(typed) + 1
-    d = [[(0, 0)] * cols for _ in range(rows)]
+    edit = _COSTLY_PER_EDIT
+    # what adding typed[j] costs beyond the edit: 0 for a slip, 1 otherwise; a plural "s" is a
+    # slip only right after the name's last letter, so it is settled per cell
+    added = [edit + (not _slip_added(typed, j)) for j in range(len(typed))]
+    plural = [_plural_s(typed, j) for j in range(len(typed))]
+    d = [[0] * cols for _ in range(rows)]
     for i in range(1, rows):
-        d[i][0] = (i, 0)  # letters left out
+        d[i][0] = i * edit  # letters left out
     for j in range(1, cols):
-        edits, costly = d[0][j - 1]
-        d[0][j] = (edits + 1, costly + (not _slip_added(intended, 0, typed, j - 1)))
+        d[0][j] = d[0][j - 1] + added[j - 1]
     for i in range(1, rows):
-        a = intended[i - 1]
+        a, above, row = intended[i - 1], d[i - 1], d[i]
+        name_ends = intended[i : i + 1] in ("", " ")
         for j in range(1, cols):
             b = typed[j - 1]
-            left_out, added, replaced = d[i - 1][j], d[i][j - 1], d[i - 1][j - 1]
-            options = [
-                (left_out[0] + 1, left_out[1]),
-                (added[0] + 1, added[1] + (not _slip_added(intended, i, typed, j - 1))),
-                replaced if a == b else (replaced[0] + 1, replaced[1] + (not _slip_for(a, b))),
-            ]
+            add = added[j - 1]
+            if plural[j - 1] and name_ends and a == typed[j - 2]:
+                add = edit
+            best = min(
+                above[j] + edit,
+                row[j - 1] + add,
+                above[j - 1] if a == b else above[j - 1] + edit + ((a, b) not in _SLIP_PAIRS),
+            )
             if i > 1 and j > 1 and a == typed[j - 2] and intended[i - 2] == b:
-                swapped = d[i - 2][j - 2]
-                options.append((swapped[0] + 1, swapped[1]))
-            d[i][j] = min(options)
-    return d[-1][-1]
+                best = min(best, d[i - 2][j - 2] + edit)  # two letters swapped
+            row[j] = best
+    return d[-1][-1] % edit
 
 
-def _slip_added(intended: str, i: int, typed: str, j: int) -> bool:
-    """Whether the typed letter ``typed[j]``, which the name lacks before ``intended[i]``, is a
-    slip: a vowel, a doubled neighbour, a key next to a neighbour, or a plural "s" typed right
-    after the name's last letter."""
+def _slip_added(typed: str, j: int) -> bool:
+    """Whether the typed letter ``typed[j]``, which the name lacks, is a slip: a vowel, a
+    doubled neighbour or a key next to a neighbour."""
     letter = typed[j]
     around = typed[max(j - 1, 0) : j] + typed[j + 1 : j + 2]
-    if letter in _VOWELS or any(letter == c or _adjacent(letter, c) for c in around):
-        return True
-    return (
-        letter == "s"
-        and typed[j + 1 : j + 2] in ("", " ")
-        and intended[i : i + 1] in ("", " ")
-        and 0 < i
-        and 0 < j
-        and intended[i - 1] == typed[j - 1]
+    return letter in _VOWELS or any(letter == c or (letter, c) in _ADJACENT for c in around)
+
+
+def _plural_s(typed: str, j: int) -> bool:
+    """``typed[j]`` is an "s" that ends a word after a letter: a plural, a slip when the name's
+    word ends right before it with the same letter."""
+    return typed[j] == "s" and typed[j + 1 : j + 2] in ("", " ") and 0 < j
+
+
+def _keys_next_to_each_other() -> frozenset[tuple[str, str]]:
+    """Pairs of keys next to each other on a QWERTY keyboard (rows staggered as on it)."""
+    rows = (("1234567890", -0.5), ("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
+    at = {
+        key: (r, c + stagger)
+        for r, (keys, stagger) in enumerate(rows)
+        for c, key in enumerate(keys)
+    }
+    return frozenset(
+        (a, b)
+        for a, (ra, ca) in at.items()
+        for b, (rb, cb) in at.items()
+        if a != b and abs(ra - rb) <= 1 and abs(ca - cb) <= 1.0
     )
-
-
-def _slip_for(a: str, b: str) -> bool:
-    """Whether typing ``b`` for ``a`` is a slip: a vowel for a vowel, or a key next to it."""
-    return (a in _VOWELS and b in _VOWELS) or _adjacent(a, b)
-
-
-def _adjacent(a: str, b: str) -> bool:
-    """Keys next to each other on a QWERTY keyboard (rows staggered as on the keyboard)."""
-    pa, pb = _KEYS.get(a), _KEYS.get(b)
-    if pa is None or pb is None:
-        return False
-    return abs(pa[0] - pb[0]) <= 1 and abs(pa[1] - pb[1]) <= 1.0 and pa != pb
 
 
 #: Edits that are no slip are counted up to this many
 _MAX_COSTLY = 2
+#: An edit's weight in an alignment cell, above any count of edits that are no slip
+_COSTLY_PER_EDIT = 10_000
 _VOWELS = frozenset("aeiouy")
-_KEYS = {
-    key: (row, column + stagger)
-    for row, (keys, stagger) in enumerate(
-        (("1234567890", -0.5), ("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
-    )
-    for column, key in enumerate(keys)
-}
+_ADJACENT = _keys_next_to_each_other()
+#: Letters typed for others by slip: a vowel for a vowel, a key for its neighbour
+_SLIP_PAIRS = _ADJACENT | {(a, b) for a in _VOWELS for b in _VOWELS if a != b}
 
 
 def _zipf(word: str) -> float:
