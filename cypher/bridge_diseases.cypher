@@ -1,4 +1,4 @@
-// Every Disease node with its xrefs (a PrimeKG group lists its MONDO members there): what the
-// disease bridge joins.
+// Every Disease node with its name and xrefs (a PrimeKG group lists its MONDO members there):
+// what the disease bridge joins and names.
 MATCH (d:Disease)
-RETURN d.id AS id, d.xrefs AS xrefs
+RETURN d.id AS id, d.name AS name, d.xrefs AS xrefs

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read wit
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 15
+LEXICON_FORMAT = 16
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -393,8 +393,20 @@ def _fill(
         CREATE TABLE sorted (kind TEXT PRIMARY KEY, text TEXT);
         """
     )
-    fuzzy = names.filter((pl.col("rule") != "title") & (pl.col("key").str.len_chars() >= 4))
-    spelt = words.filter(pl.col("word").str.len_chars() >= 4)
+    # an abbreviation among synonyms ("XECD", "MPSII") is no name to respell: "xkcd" is no
+    # typo of it (a gene's official symbol stays respellable)
+    abbreviation = (pl.col("rule") == "synonym") & pl.col("text").str.contains(
+        r"^[^a-z\s]*[A-Z][^a-z\s]*$"
+    )
+    fuzzy = names.filter(
+        (pl.col("rule") != "title") & (pl.col("key").str.len_chars() >= 4) & ~abbreviation
+    )
+    spelt = (
+        names.filter((pl.col("rule") != "base") & ~abbreviation)
+        .select(pl.col("key").str.split(" ").alias("word"))
+        .explode("word")
+        .filter(pl.col("word").str.len_chars() >= 4)
+    )
     db.executemany(
         "INSERT INTO sorted VALUES (?, ?)",
         [

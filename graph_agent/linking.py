@@ -48,6 +48,7 @@ from biokg.graph_agent.linking_score import (
     SpanText,
     accept_all,
     features,
+    slip_cost,
 )
 from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
 from biokg.graph_agent.question import Question
@@ -659,7 +660,8 @@ class EntityLinker:
         return _Token(word, " ".join(key), corrected=respelled, alts=alts)
 
     def _closest_word(self, word: str) -> str:
-        """The most similar other lexicon word (the commoner on a tie), or ``word`` itself."""
+        """The most similar other lexicon word, or ``word`` itself; on a tie the one reached by
+        typing slips ("mitochondrium": mitochondrion, not mitochondrial), then the commoner."""
         options = process.extract(
             word,
             self.lexicon.word_list,
@@ -669,7 +671,7 @@ class EntityLinker:
         )
         others = sorted(
             (o for o in options if o[0] != word),
-            key=lambda o: (-o[1], -self.lexicon.word_counts[o[0]], o[0]),
+            key=lambda o: (-o[1], slip_cost(word, o[0]), -self.lexicon.word_counts[o[0]], o[0]),
         )
         return others[0][0] if others else word
 

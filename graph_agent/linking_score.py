@@ -140,7 +140,7 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
         "edits": 0.0 if candidate.rule in _HEADS else _edits(written, named) / _MAX_EDITS,
         # a respelling by edits people make when they mean the name, or not: "Marfam" is a
         # typo of "Marfan", "Marfax" another name
-        "slip": 0.0 if candidate.rule in _HEADS else _slip_cost(written, named),
+        "slip": 0.0 if candidate.rule in _HEADS else slip_cost(written, named),
         "span_covered": len(covered) / len(asked) if asked else 0.0,
         "name_covered": len(held) / len(name_words) if name_words else 0.0,
         "unmatched_foreign": float(any(not known(w) for w in unmatched)),
@@ -254,7 +254,7 @@ def _readings(asked: str, named: str, key: Callable[[str], str]) -> list[tuple[s
     ]
 
 
-def _slip_cost(asked: str, named: str) -> float:
+def slip_cost(asked: str, named: str) -> float:
     """How many of the edits from the name to the span are no typing slip, in [0, 1] (1: two
     or more), on the reading that :func:`_edits` finds closest and, among its alignments of
     fewest edits, the one with most slips. Slips are the edits people make when they mean the
@@ -265,10 +265,18 @@ def _slip_cost(asked: str, named: str) -> float:
     of the kinds above). Only the readings with fewest edits are aligned (the alignment is
     Python, the edit count rapidfuzz's)."""
     readings = _readings(asked, named, _spoken)
+    # the name's words the span holds: a word it leaves out is no slip ("progeria" for
+    # "Hutchinson-Gilford progeria syndrome"); the covered share says that
+    span = _spoken(asked).split()
+    held = [w for w in _spoken(named).split() if _near_any(w, span)]
+    if held:
+        readings.append((" ".join(held), " ".join(span)))
     fewest = min(OSA.distance(name, span) for name, span in readings)
     costly = min(
         _slip_alignment(name, span) for name, span in readings if OSA.distance(name, span) == fewest
     )
+    # a respelling holds a slip or two; a name further off by slips is another name
+    costly += max(fewest - costly - _MAX_SLIPS, 0)
     return min(costly, _MAX_COSTLY) / _MAX_COSTLY
 
 
@@ -343,6 +351,8 @@ def _keys_next_to_each_other() -> frozenset[tuple[str, str]]:
 
 #: Edits that are no slip are counted up to this many
 _MAX_COSTLY = 2
+#: Slips a respelling may hold: past these, each edit counts as no slip
+_MAX_SLIPS = 2
 #: An edit's weight in an alignment cell, above any count of edits that are no slip
 _COSTLY_PER_EDIT = 10_000
 _VOWELS = frozenset("aeiouy")

@@ -6,8 +6,12 @@ After the sources load, the bridge reads the Disease nodes they asserted and joi
 ``SAME_AS`` edges, the records one MONDO term maps to: from the MONDO node to each record where
 PrimeKG holds the term, otherwise between the records themselves (OMIM ↔ Orphanet ↔ MeSH); ``mondo``
 names the term. Each edge carries its mappings' provenance (set, file line, justification). The
-bridge adds no nodes: a disease is found by the names its sources gave it, and no MONDO label
-competes with them when questions are linked. A PrimeKG group node (diseases of one name,
+bridge adds no nodes: a disease is found by the names its sources gave it, and no MONDO node
+competes with them when questions are linked. It does give each record its MONDO term's label and
+synonyms, as ``infores:mondo``'s facts about the record (a list property: a union beside the
+sources' own synonyms, never their name): HPO's disease records carry one title each, and people
+ask by the names MONDO collects ("Hunter syndrome" for OMIM's "Mucopolysaccharidosis, type II",
+"Eagle-Barrett syndrome" for prune belly syndrome). A PrimeKG group node (diseases of one name,
 ``MONDO_grouped``) is joined to its members' records with ``grouped`` edges, which the agent
 reaches but never crosses: the members are related diseases, not one.
 
@@ -25,14 +29,18 @@ Disease ids the sources asserted, skipped when both are unchanged, and its edges
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+import zstandard
 
 from biokg import cypher
 from biokg.curie import normalize_curie
+from biokg.errors import ConfigError, SourceFormatError
 from biokg.files import sha256
 from biokg.ingest.formats.sssom import MappingSet, read_metadata, read_sssom, set_version
 from biokg.ingest.online.download import download
@@ -56,6 +64,8 @@ MAPPING_FILES = {t: f"mondo_exactmatch_{t}.sssom.tsv" for t in TARGETS}
 MAPPINGS_URL = "http://purl.obolibrary.org/obo/mondo/mappings/"
 SHARED_MAPPINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mondo"
 EXAMPLES = 10
+#: MONDO's terms (labels, synonyms): the release packaged as data in this distribution
+TERMS_PACKAGE = "cellxgene-ontology-guide"
 
 
 def mapping_files(
@@ -82,9 +92,49 @@ class BridgeReport:
     #: graph Disease ids per prefix, and how many of them a bridge reaches
     diseases: dict[str, int] = field(default_factory=dict)
     diseases_bridged: dict[str, int] = field(default_factory=dict)
+    #: graph Disease records given their MONDO term's names as synonyms
+    named: int = 0
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
+
+
+def terms_file() -> Path:
+    """MONDO's terms: the newest release packaged in :data:`TERMS_PACKAGE` (its JSON, zstd,
+    ``{curie: {label, synonyms, deprecated, ...}}``). The same file offline and online: MONDO's
+    own ``mondo.obo`` is not downloaded yet (docs/decisions/0012-bridges.md)."""
+    dist = importlib.metadata.distribution(TERMS_PACKAGE)
+    names = sorted(str(f) for f in dist.files or () if "MONDO-ontology" in str(f))
+    if not names:
+        raise ConfigError(f"{TERMS_PACKAGE} holds no MONDO release (reinstall it)")
+    return Path(str(dist.locate_file(names[-1])))
+
+
+def read_term_names(path: Path) -> pl.DataFrame:
+    """Each current MONDO term's label and synonyms, as (mondo, names)."""
+    try:
+        with path.open("rb") as raw:
+            terms = json.loads(zstandard.ZstdDecompressor().stream_reader(raw).read())
+    except (OSError, ValueError, zstandard.ZstdError) as err:
+        raise SourceFormatError(
+            f"{path}: not a MONDO release as {TERMS_PACKAGE} packages it: {err}"
+        ) from err
+    rows = [
+        (curie, _names(term))
+        for curie, term in terms.items()
+        if curie.startswith("MONDO:") and not term.get("deprecated") and term.get("label")
+    ]
+    return pl.DataFrame(
+        rows, schema={"mondo": pl.String, "names": pl.List(pl.String)}, orient="row"
+    )
+
+
+def _names(term: dict) -> list[str]:
+    """A term's label and synonyms, once each; an abbreviation's lower-case copy ("rich" beside
+    "RICH") is the abbreviation, not an English word."""
+    names = list(dict.fromkeys([term["label"], *(term.get("synonyms") or ())]))
+    written_upper = {n for n in names if n.isupper()}
+    return [n for n in names if not (n.islower() and n.upper() in written_upper)]
 
 
 def read_mappings(files: dict[str, Path]) -> pl.DataFrame:
@@ -115,23 +165,28 @@ def mondo_release(files: dict[str, Path]) -> str:
 
 
 def graph_diseases(store: GraphStore) -> pl.DataFrame:
-    """Every Disease node's id and xrefs, sorted by id: what the bridge joins. Every build
+    """Every Disease node's id, name and xrefs, sorted by id: what the bridge joins. Every build
     reads them (its bridge may have changed): on the embedded engine with its paged SQL scan,
     3-4 times the rate of the Cypher read (``benchmarks/bench_graph_reads.py``)."""
     if store.http_api:
-        rows = list(store.scan_nodes("Disease", ["id", "xrefs"]))
+        rows = list(store.scan_nodes("Disease", ["id", "name", "xrefs"]))
     else:
         rows = store.read(cypher.load("bridge_diseases"))
     return pl.DataFrame(
-        {"id": [r["id"] for r in rows], "xrefs": [r["xrefs"] or [] for r in rows]},
-        schema={"id": pl.String, "xrefs": pl.List(pl.String)},
+        {
+            "id": [r["id"] for r in rows],
+            "name": [r["name"] for r in rows],
+            "xrefs": [r["xrefs"] or [] for r in rows],
+        },
+        schema={"id": pl.String, "name": pl.String, "xrefs": pl.List(pl.String)},
     ).sort("id")
 
 
 def bridge_records(
-    diseases: pl.DataFrame, mappings: pl.DataFrame, release: Release
+    diseases: pl.DataFrame, mappings: pl.DataFrame, terms: pl.DataFrame, release: Release
 ) -> tuple[Records, BridgeReport]:
-    """SAME_AS edges between the graph's ``diseases`` (id, xrefs) that MONDO says are one."""
+    """SAME_AS edges between the graph's ``diseases`` (id, name, xrefs) that MONDO says are
+    one, and each record's MONDO names (``terms``: mondo, names) as its synonyms."""
     schema = load_schema()
     report = BridgeReport()
     report.mappings = dict(mappings.group_by("mapping_set").len().sort("mapping_set").iter_rows())
@@ -226,10 +281,40 @@ def bridge_records(
         *provenance_columns(release),
     )
     same_as = finalize_edges(edges, "SAME_AS", schema).sort("subject", "object", "id")
-    stubs = ids.filter(pl.col("id").is_in(bridged_ids.implode()))
+    named = _term_synonyms(diseases, kept, terms)
+    report.named = named.height
+    stubs = (
+        ids.filter(
+            pl.col("id").is_in(bridged_ids.implode()) | pl.col("id").is_in(named["id"].implode())
+        )
+        .join(named, on="id", how="left")
+        .sort("id")
+    )
     records = Records(stubs={"Disease": stubs}, edges={"SAME_AS": same_as})
     validate(records, schema, source=INFORES)
     return records, report
+
+
+def _term_synonyms(diseases: pl.DataFrame, kept: pl.DataFrame, terms: pl.DataFrame) -> pl.DataFrame:
+    """(id, synonyms): each record's MONDO term's names (a MONDO node's: its own), but the
+    record's own name, for the records MONDO maps one to one."""
+    records = pl.concat(
+        [
+            kept.select(pl.col("other").alias("id"), "mondo"),
+            diseases.filter(pl.col("id").str.starts_with("MONDO:")).select(
+                "id", pl.col("id").alias("mondo")
+            ),
+        ]
+    ).unique()
+    return (
+        records.join(terms, on="mondo")
+        .join(diseases.select("id", "name"), on="id")
+        .explode("names")
+        .filter(pl.col("names").str.to_lowercase() != pl.col("name").str.to_lowercase())
+        .group_by("id", maintain_order=True)
+        .agg(pl.col("names").unique(maintain_order=True).alias("synonyms"))
+        .sort("id")
+    )
 
 
 def _code_digest() -> str:
@@ -258,16 +343,21 @@ def bridge_diseases(
 
 @dataclass(frozen=True)
 class PlannedBridge:
-    """The bridge's load key (mapping files and the graph's diseases) before anything is read
-    further: a build or refresh skips the bridge when its release is the current load."""
+    """The bridge's load key (mapping files, MONDO's terms and the graph's diseases) before
+    anything is read further: a build or refresh skips the bridge when its release is the
+    current load."""
 
     release: Release
     diseases: pl.DataFrame
     files: dict[str, Path]
+    terms: Path
 
     def records(self) -> tuple[Records, BridgeReport]:
-        """The SAME_AS records (reads the mapping sets, only when the bridge is rebuilt)."""
-        records, report = bridge_records(self.diseases, read_mappings(self.files), self.release)
+        """The SAME_AS records and the records' MONDO synonyms (reads the mapping sets and the
+        terms, only when the bridge is rebuilt)."""
+        records, report = bridge_records(
+            self.diseases, read_mappings(self.files), read_term_names(self.terms), self.release
+        )
         log.info("disease bridge: %s", report.as_dict())
         return records, report
 
@@ -275,11 +365,14 @@ class PlannedBridge:
 def plan_bridge(
     store: GraphStore, cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
 ) -> PlannedBridge:
-    """The bridge's release: mapping files' checksums, the graph's diseases, the bridge code."""
+    """The bridge's release: mapping files' and terms' checksums, the graph's diseases, the
+    bridge code."""
     files = mapping_files(cache_dir, data_dir=data_dir, offline=offline)
+    terms = terms_file()
     diseases = graph_diseases(store)
     graph_key = hashlib.sha256(diseases.write_ndjson().encode()).hexdigest()[:16]
     checksums = {name: sha256(path) for name, path in sorted(files.items())}
+    checksums[terms.name] = sha256(terms)
     checksums["graph:diseases"] = graph_key
     release = Release(
         INFORES,
@@ -288,4 +381,4 @@ def plan_bridge(
         checksums,
         code={"bridge": _code_digest(), "schema": load_schema().records_digest},
     )
-    return PlannedBridge(release, diseases, files)
+    return PlannedBridge(release, diseases, files, terms)

@@ -14,7 +14,8 @@ What a delta writes:
 
 * nodes the source newly defines or whose properties changed, as its facts
   (:mod:`biokg.ingest.node_facts`: a property it no longer states loses its value, another
-  source's value shows if one states it); stubs it newly references;
+  source's value shows if one states it); stubs it newly references, or whose values (the
+  bridge's MONDO synonyms) changed;
 * its edges added (CREATE) or changed (rewritten with the new provenance); edges gone upstream
   deleted by id; other sources' edges are never read or written;
 * nodes it no longer asserts lose its facts (and its name from ``sources``). An ontology term
@@ -73,12 +74,12 @@ class Delta:
     retired: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
-        """nodes/edges added, changed and removed (stubs count as nodes added), nodes obsoleted."""
+        """nodes/edges added, changed and removed (stubs count as nodes), nodes obsoleted."""
         nodes = [*self.nodes.values(), *self.stubs.values()]
         edges = list(self.edges.values())
         return {
             "nodes_added": sum(c.added.height for c in nodes),
-            "nodes_changed": sum(c.changed.height for c in self.nodes.values()),
+            "nodes_changed": sum(c.changed.height for c in nodes),
             "nodes_removed": sum(len(ids) for ids in self.released.values()),
             "edges_added": sum(c.added.height for c in edges),
             "edges_changed": sum(c.changed.height for c in edges),
@@ -124,8 +125,7 @@ def diff(old: Records, new: Records) -> Delta:
     for label in sorted(set(old.nodes) | set(new.nodes)):
         delta.nodes[label] = _diff_frames(old.nodes.get(label), new.nodes.get(label), ())
     for label in sorted(set(old.stubs) | set(new.stubs)):
-        change = _diff_frames(old.stubs.get(label), new.stubs.get(label), ())
-        delta.stubs[label] = Change(change.added, change.added.clear(), change.removed)
+        delta.stubs[label] = _diff_frames(old.stubs.get(label), new.stubs.get(label), ())
     for rel_type in sorted(set(old.edges) | set(new.edges)):
         delta.edges[rel_type] = _diff_frames(
             old.edges.get(rel_type), new.edges.get(rel_type), LOCATORS
@@ -204,7 +204,8 @@ def apply_delta(
             frame = pl.concat([change.added, change.changed], how="diagonal_relaxed")
             _write_nodes(tx, schema, label, frame, release, stub=False)
         for label, change in sorted(delta.stubs.items()):
-            _write_nodes(tx, schema, label, change.added, release, stub=True)
+            frame = pl.concat([change.added, change.changed], how="diagonal_relaxed")
+            _write_nodes(tx, schema, label, frame, release, stub=True)
         for rel_type, change in sorted(delta.edges.items()):
             rows = change.added.with_columns(pl.lit(release.load_id).alias("load_id"))
             _write_edges(tx, schema, rel_type, rows, "write_create_edges", source)

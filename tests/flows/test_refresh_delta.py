@@ -80,3 +80,29 @@ def test_diff_sees_added_changed_removed_and_dropped_properties() -> None:
     assert change.changed["id"].to_list() == ["NCBIGene:2"]
     assert delta.released == {"Gene": ["NCBIGene:9"]}  # no longer asserted by this source
     assert delta.counts()["nodes_removed"] == 1
+
+
+def test_diff_sees_a_stubs_values_change() -> None:
+    # the disease bridge states MONDO's names of the records it references: a new MONDO release
+    # that renames a term changes the stub, and the delta writes it
+    def stubs(rows: list[dict]) -> Records:
+        schema = {"id": pl.String, "synonyms": pl.List(pl.String)}
+        return Records(stubs={"Disease": pl.DataFrame(rows, schema=schema)})
+
+    old = stubs(
+        [
+            {"id": "OMIM:309900", "synonyms": ["Hunter syndrome"]},
+            {"id": "ORPHA:580", "synonyms": ["Hunter syndrome"]},
+        ]
+    )
+    new = stubs(
+        [
+            {"id": "OMIM:309900", "synonyms": ["Hunter syndrome", "MPS II"]},
+            {"id": "ORPHA:580", "synonyms": ["Hunter syndrome"]},
+            {"id": "ORPHA:355", "synonyms": None},
+        ]
+    )
+    delta = diff(old, new)
+    assert delta.stubs["Disease"].changed["id"].to_list() == ["OMIM:309900"]
+    assert delta.stubs["Disease"].added["id"].to_list() == ["ORPHA:355"]
+    assert delta.counts()["nodes_changed"] == 1 and delta.counts()["nodes_added"] == 1

@@ -138,19 +138,19 @@ def test_a_question_about_a_label_titled_like_its_drug_reads_the_label(
 def test_a_phenotype_synonym_reaches_the_disease_of_the_same_name(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:
-    # "high blood pressure" is a synonym of the HPO phenotype Hypertension; ChEMBL's drugs are
-    # indicated for the MeSH disease Hypertension: the agent tries that namesake when the
-    # phenotype has no such edges
+    # "high cholesterol" is a synonym of the HPO phenotype Hypercholesterolemia; ChEMBL's drugs
+    # are indicated for the MeSH disease Hypercholesterolemia (which no MONDO name reaches):
+    # the agent tries that namesake when the phenotype has no such edges
     rows = agent_graph.read(
-        "MATCH (p:Phenotype)-[:INDICATED_FOR|CONTRAINDICATED_FOR]-() WHERE p.name = 'Hypertension' "
-        "RETURN count(*) AS n"
+        "MATCH (p:Phenotype)-[:INDICATED_FOR|CONTRAINDICATED_FOR]-() "
+        "WHERE p.name = 'Hypercholesterolemia' RETURN count(*) AS n"
     ) + agent_graph.read(
-        "MATCH (d:Drug)-[:INDICATED_FOR]->(x:Disease {name: 'Hypertension'}) "
+        "MATCH (d:Drug)-[:INDICATED_FOR]->(x:Disease {name: 'Hypercholesterolemia'}) "
         "RETURN collect(DISTINCT d.id) AS drugs"
     )
     assert rows[0]["n"] == 0 and rows[1]["drugs"]
 
-    answer = agent.ask("Which drugs treat high blood pressure?")
+    answer = agent.ask("Which drugs treat high cholesterol?")
     [mention] = answer.mentions
     assert [(c.label, c.rule) for c in mention.candidates] == [("Phenotype", "synonym")]
     assert ("Disease", "namesake") in {(c.label, c.rule) for c in mention.alternatives}

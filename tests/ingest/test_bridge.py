@@ -4,6 +4,8 @@ mappings, each hop with its own provenance; the agent answers across the bridge 
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 
@@ -14,6 +16,8 @@ from biokg.ingest.bridge import (
     mapping_files,
     mondo_release,
     read_mappings,
+    read_term_names,
+    terms_file,
 )
 from biokg.ingest.records import Release
 from biokg.settings import Settings
@@ -95,7 +99,7 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
     files = mapping_files(own_settings.cache_dir)
     mappings, version = read_mappings(files), mondo_release(files)
     release = Release("infores:mondo", version, "cc0", {})
-    records, report = bridge_records(diseases, mappings, release)
+    records, report = bridge_records(diseases, mappings, read_term_names(terms_file()), release)
     plain = records.edges["SAME_AS"].filter(~pl.col("grouped"))
     ends = pl.concat(
         [plain.select(pl.col(end).alias("id"), "mondo") for end in ("subject", "object")]
@@ -112,6 +116,34 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
         "MATCH (v:SourceVersion {source: 'infores:mondo', current: true}) RETURN v.identity AS r"
     )
     assert stored and "conflicts" in stored[0]["r"]
+
+
+def test_a_record_carries_its_mondo_terms_names_beside_its_own(bridged: GraphStore) -> None:
+    # HPO titles OMIM:309900 "Mucopolysaccharidosis, type II"; MONDO's term for it (and for
+    # its Orphanet twin) is also called Hunter syndrome. The name stays HPO's; MONDO's names
+    # are its synonyms, kept as infores:mondo's facts about the record
+    [row] = bridged.read(
+        "MATCH (d:Disease {id: 'OMIM:309900'}) "
+        "RETURN d.name AS name, d.synonyms AS synonyms, d.sources AS sources, "
+        "d.source_facts AS facts"
+    )
+    facts = json.loads(row["facts"])
+    assert row["name"] == "Mucopolysaccharidosis, type II"
+    assert {"Hunter syndrome", "MPS II"} <= set(row["synonyms"])
+    assert row["sources"] == ["infores:hpo-annotations", "infores:mondo"]
+    assert "Hunter syndrome" in facts["infores:mondo"]["values"]["synonyms"]
+    assert facts["infores:mondo"]["stub"] and "name" not in facts["infores:mondo"]["values"]
+    # the record's own name is no synonym of it (MONDO's label "mucopolysaccharidosis type 2"
+    # differs, and is one)
+    assert all(s.lower() != row["name"].lower() for s in row["synonyms"])
+
+
+def test_the_agent_finds_a_disease_by_its_mondo_name(cross_source_agent: GraphAgent) -> None:
+    answer = cross_source_agent.ask("What are the symptoms of Hunter syndrome?")
+    linked = {c.id for m in answer.mentions for c in m.candidates}
+    assert linked & {"OMIM:309900", "ORPHA:580"}
+    cited = {n for claim in answer.claims for n in claim.node_ids}
+    assert any(n.startswith("HP:") for n in cited)
 
 
 def test_agent_answers_across_the_bridge_citing_both_sources(

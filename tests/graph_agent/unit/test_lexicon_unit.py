@@ -69,3 +69,18 @@ def test_an_alias_written_as_one_dashed_word_is_keyed_joined_too() -> None:
     assert "il1 beta" in lexicon.by_key and "beta 1" in lexicon.by_key
     assert "beta1" not in lexicon.by_key
     assert "n a" in lexicon.by_key and "na" not in lexicon.by_key  # a slash parts two words
+
+
+def test_an_abbreviation_among_synonyms_is_an_exact_key_only() -> None:
+    # "xkcd" is no typo of "XECD": an abbreviation is matched as written, never respelled
+    lexicon = Lexicon.from_rows(
+        [
+            {"id": "ORPHA:293621", "label": "Disease",
+             "name": "X-linked endothelial corneal dystrophy", "synonyms": ["XECD", "Xecd form"]},
+            {"id": "NCBIGene:2200", "label": "Gene", "name": "fibrillin 1", "symbol": "FBN1"},
+        ]
+    )  # fmt: skip
+    assert [e.id for e in lexicon.by_key["xecd"]] == ["ORPHA:293621"]
+    assert "xecd" not in lexicon.fuzzy_keys
+    assert "xecd form" in lexicon.fuzzy_keys and "xecd" in lexicon.word_list  # a name's word
+    assert "fbn1" in lexicon.fuzzy_keys  # a gene's own symbol stays respellable

@@ -87,6 +87,9 @@ def test_a_respelling_counts_its_edits() -> None:
         ("Alportis syndrome", "Alport syndrome", 0.5),  # "is" is no plural
         ("Simvastatox", "simvastatin", 0.5),  # a vowel for a vowel, then an x
         ("Turnqx syndrome", "Turner syndrome", 1.0),  # two letters no slip gives
+        ("progeria", "Hutchinson-Gilford progeria syndrome", 0.0),  # words left out: no slip
+        ("Huntingtol disease", "Juvenile Huntington disease", 0.5),  # judged on "Huntington"
+        ("Marfan", "Marfanoid", 0.5),  # three letters left out: more than a respelling holds
     ],
 )
 def test_a_respelling_is_judged_by_the_edits_people_make_when_they_mean_a_name(

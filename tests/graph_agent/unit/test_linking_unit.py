@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.text import mention_key
@@ -231,3 +232,23 @@ def test_a_types_number_is_no_gene_alias(linker: EntityLinker) -> None:
     assert not {c.id for m in typed for c in m.candidates}
     [alone] = linker.mentions("Which pathways involve II?")
     assert [c.id for c in alone.candidates] == ["NCBIGene:2651"]
+
+
+def test_a_respelt_word_is_read_as_the_word_its_slips_lead_to() -> None:
+    # "mitochondrium" is two edits from mitochondrion, mitochondria and mitochondrial; only the
+    # first is reached by slips (a vowel for a vowel, a key for its neighbour), though the
+    # last is the commonest word of the names
+    rows = [
+        {"id": "GO:0005739", "label": "GOTerm", "name": "mitochondrion"},
+        {"id": "HP:0001427", "label": "Phenotype", "name": "Mitochondrial inheritance",
+         "synonyms": ["Mitochondrial"]},
+        {"id": "GO:0005743", "label": "GOTerm", "name": "mitochondrial inner membrane"},
+        {"id": "GO:0005759", "label": "GOTerm", "name": "mitochondrial matrix"},
+        {"id": "NCBIGene:5498", "label": "Gene", "name": "protoporphyrinogen oxidase",
+         "symbol": "PPOX"},
+    ]  # fmt: skip
+    linker = EntityLinker(Lexicon.from_rows(rows))
+    found = {m.text: [c.id for c in m.candidates] for m in linker.mentions(
+        "Is PPOX localized to the mitochondrium?"
+    )}  # fmt: skip
+    assert found == {"PPOX": ["NCBIGene:5498"], "mitochondrium": ["GO:0005739"]}
