@@ -28,6 +28,7 @@ Disease ids the sources asserted, skipped when both are unchanged, and its edges
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -112,6 +113,14 @@ def terms_file() -> Path:
 
 def read_term_names(path: Path) -> pl.DataFrame:
     """Each current MONDO term's label and synonyms, as (mondo, names)."""
+    return _term_names(path, sha256(path))
+
+
+@functools.lru_cache(maxsize=2)
+def _term_names(path: Path, checksum: str) -> pl.DataFrame:
+    """:func:`read_term_names` once per release file (``checksum`` keys it) and process: a
+    second bridge of one process, such as a refresh after a build, does not parse the 28,000
+    terms again (1 s each)."""
     try:
         with path.open("rb") as raw:
             terms = json.loads(zstandard.ZstdDecompressor().stream_reader(raw).read())
