@@ -73,6 +73,10 @@ def print_merges(report: dict) -> None:
             f"{bridge['diseases_unbridged']}"
         )
         console.print(f"conflicts (left unbridged): {bridge['conflicts']}")
+        if "named" in bridge:  # a bridge load of 2026-11-29 or later
+            console.print(
+                f"disease records given their MONDO term's names as synonyms: {bridge['named']:,}"
+            )
 
 
 def print_history(rows: list[dict]) -> None:

@@ -22,6 +22,7 @@ from biokg.ingest.bridge import (
 from biokg.ingest.records import Release
 from biokg.settings import Settings
 from biokg.store import GraphStore
+from biokg.summary import merge_summary
 
 FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:primekg")
 
@@ -136,6 +137,15 @@ def test_a_record_carries_its_mondo_terms_names_beside_its_own(bridged: GraphSto
     # the record's own name is no synonym of it (MONDO's label "mucopolysaccharidosis type 2"
     # differs, and is one)
     assert all(s.lower() != row["name"].lower() for s in row["synonyms"])
+
+
+def test_status_counts_the_records_given_mondo_names(bridged: GraphStore) -> None:
+    named = 0
+    for row in bridged.read("MATCH (d:Disease) RETURN d.source_facts AS facts"):
+        facts = json.loads(row["facts"] or "{}")
+        named += bool(facts.get("infores:mondo", {}).get("values", {}).get("synonyms"))
+    assert named > 5_000
+    assert merge_summary(bridged)["disease_bridge"]["named"] == named
 
 
 def test_the_agent_finds_a_disease_by_its_mondo_name(cross_source_agent: GraphAgent) -> None:
