@@ -364,8 +364,9 @@ class PlannedBridge:
     def records(self) -> tuple[Records, BridgeReport]:
         """The SAME_AS records and the records' MONDO synonyms (reads the mapping sets and the
         terms, only when the bridge is rebuilt)."""
+        terms = _term_names(self.terms, self.release.checksums[self.terms.name])
         records, report = bridge_records(
-            self.diseases, read_mappings(self.files), read_term_names(self.terms), self.release
+            self.diseases, read_mappings(self.files), terms, self.release
         )
         log.info("disease bridge: %s", report.as_dict())
         return records, report

@@ -165,6 +165,11 @@ def test_build_order_kill_force_and_refresh_give_one_graph(
     assert all(v["name"] != v["symbol"] for v in shared)
     drugs = [v for k, v in built["nodes"].items() if k.startswith("CHEMBL.COMPOUND:")]
     assert any("infores:openfda" in v["sources"] for v in drugs)  # openFDA merged onto ChEMBL's
+    # the bridge's MONDO names are part of what is compared: diseases show them as synonyms
+    named = [
+        v for v in built["nodes"].values() if "infores:mondo" in v["sources"] and v.get("synonyms")
+    ]
+    assert len(named) > 10
 
     with GraphStore.connect(backward) as store:
         build(store, backward, ("hpo",), sample=True, force=True)
