@@ -57,8 +57,9 @@ class Settings:
     # BIOKG_LINKING (default guesses): how the agent decides that a name in a question is a node:
     # "guesses" (the fitted scorer judges every guess, a respelling or an index hit, and reports
     # a name the graph does not hold as unknown instead of linking a near namesake; exact names
-    # link), "scored" (exact names of one word judged too) or "rules" (every candidate the
-    # linker's rules propose); docs/decisions/0018-scored-linking.md has the three's figures.
+    # link, but for a one-word name before an uncommon word of its phrase), "scored" (exact names
+    # of one word judged too) or "rules" (every candidate the linker's rules propose);
+    # docs/decisions/0018-scored-linking.md has the three's figures.
     linking: str = "guesses"
     # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
     # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query

@@ -149,7 +149,8 @@ class EntityLinker:
         # None: every candidate the rules propose links (BIOKG_LINKING=rules, decision 0018)
         self.scorer = scorer or accept_all()
         #: whether an exact name of one content word is judged too (BIOKG_LINKING=scored) or
-        #: only guesses are (respellings, index hits: ``guesses``)
+        #: only guesses are (respellings, index hits: ``guesses``), and a one-word name that
+        #: qualifies an unknown word after it
         self.judge_exact_words = judge_exact_words
         #: when a list, every scored candidate is appended to it (for fitting the scorer)
         self.trace: list[Decision] | None = None
@@ -293,7 +294,7 @@ class EntityLinker:
                 candidates = self._plausible(span, candidates)
                 weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
-                    decided = self._decide(tokens, start, end, candidates)
+                    decided = self._decide(question, tokens, start, end, candidates)
                     rejected = () if decided else tuple(candidates)
                     found.append(_Span(start, end, decided, weak, rejected))
         found.sort(key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), -_best(s), s.start))
@@ -374,6 +375,7 @@ class EntityLinker:
 
     def _decide(
         self,
+        question: Question,
         tokens: list[_Token],
         start: int,
         end: int,
@@ -383,14 +385,16 @@ class EntityLinker:
         it names nothing in the graph: one decision per span, on its best candidate, so that the
         exact namesakes below it stay as the mention's alternatives.
 
-        Guesses (respellings, index hits) and exact names of one content word are judged; an
-        exact name of two content words or more is trusted (scored and traced, never dropped:
-        see docs/decisions/0018-scored-linking.md).
+        Guesses (respellings, index hits) and exact names of one content word are judged (with
+        ``judge_exact_words`` off, only those followed in their phrase by an uncommon word the
+        name lacks: "insulin trampoline" names no insulin); an exact name of two content words
+        or more is trusted (scored and traced, never dropped: see
+        docs/decisions/0018-scored-linking.md).
         """
         if not candidates:
             return []
         run = tokens[start:end]
-        context, after = self._context(tokens, start, end)
+        context, after = self._context(question, tokens, start, end)
         span = SpanText(
             written=tuple(t.text for t in run),
             keys=tuple(t.key for t in run),
@@ -406,7 +410,7 @@ class EntityLinker:
             values = features(span, candidate, self.lexicon.word_counts.__getitem__)
             probability = self.scorer.probability(values)
             trusted = candidate.rule not in GUESS_RULES and (
-                not self.judge_exact_words or sum(span.content) > 1
+                sum(span.content) > 1 or not (self.judge_exact_words or span.after)
             )
             if self.trace is not None:
                 self.trace.append(
@@ -416,13 +420,14 @@ class EntityLinker:
         return candidates if linked else []
 
     def _context(
-        self, tokens: list[_Token], start: int, end: int
+        self, question: Question, tokens: list[_Token], start: int, end: int
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The content words around the span in the phrase it stands in: the runs of words
         without a stop or grammar word that it overlaps, less the span, cue words and inflected
         words and common English (a verb beside a name, "-s", "-ed" or not, is the question's
-        grammar, not the name's). None for a span of three content words or more: a name that
-        long, named exactly, is no fragment of an unknown one. Second: those after the span."""
+        grammar, not the name's; so is the verb that ends "What does X dampen?"). None for a
+        span of three content words or more: a name that long, named exactly, is no fragment of
+        an unknown one. Second: those after the span."""
         if sum(1 for t in tokens[start:end] if not self._ignorable_or_number(t.key)) > 2:
             return (), ()
         near = [
@@ -430,7 +435,7 @@ class EntityLinker:
             for a, b in _word_runs(tokens)
             if a < end and start < b
             for i in range(a, b)
-            if not start <= i < end
+            if not start <= i < end and i != question.final_verb
             if tokens[i].key and not self._ignorable_or_number(tokens[i].key)
             for w in mention_key(tokens[i].text).split()
             if words.lemma(w) == w and not words.is_common(w)
@@ -508,7 +513,7 @@ class EntityLinker:
                 if len(run) == 1 and words.looks_like_symbol(run[0].text):
                     candidates = [c for c in candidates if c.label != "Gene"]
             proposed = list(candidates)
-            candidates = self._decide(tokens, start, end, candidates)
+            candidates = self._decide(question, tokens, start, end, candidates)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
                 # a respelling the scorer rejected may still be a description of another
                 # node; the index's hit on a node just judged as a respelling ("Dravex
@@ -520,7 +525,7 @@ class EntityLinker:
                     if c.id not in judged
                 ]
                 proposed += searched
-                candidates = self._decide(tokens, start, end, searched)
+                candidates = self._decide(question, tokens, start, end, searched)
             if proposed and not candidates:  # rejected: not in the graph
                 out.append(_Span(start, end, [], rejected=tuple(proposed)))
                 continue

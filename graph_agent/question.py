@@ -16,6 +16,7 @@ from biokg.graph_agent.models import Mention
 from biokg.graph_agent.text import (
     EDGE_PUNCTUATION,
     IMPERATIVES,
+    STOP_WORDS,
     Token,
     clean,
     lemma,
@@ -51,6 +52,9 @@ class Question:
     #: stands alone ("… with what polymerase?", "Which enzyme does X encode?"): the kind of
     #: the answer, which the answers' names share, not a name the question asks about
     asked_kind: int | None = None
+    #: the position of the verb that ends a wh-question asked with "do" ("What does X
+    #: dampen?"): the question's verb, no word of the name before it
+    final_verb: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> Question:
@@ -67,6 +71,7 @@ class Question:
             polar=polar,
             negated=polar and any(w in NEGATIONS for w in lemmas),
             asked_kind=_asked_kind(found, lemmas),
+            final_verb=None if polar else _final_verb(found, lemmas),
         )
 
     def span_text(self, start: int, end: int) -> str:
@@ -142,6 +147,21 @@ def _asked_kind(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
             and (after is None or after in AUXILIARIES)
         ):
             return i
+    return None
+
+
+def _final_verb(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
+    """The last word of a question whose wh-word is followed by a form of "do" with words
+    between it and that last word, when written in lower case and not after a preposition
+    ("… treat in children?"): "What does X dampen?", "Which genes does X regulate?"."""
+    last = len(found) - 1
+    wh = next((i for i, w in enumerate(lemmas) if w in WH_WORDS), None)
+    if wh is None or not found[last].text.isalpha() or not found[last].text.islower():
+        return None
+    if lemmas[last - 1] in STOP_WORDS:
+        return None
+    if any(lemmas[i] == "do" for i in range(wh + 1, last - 1)):
+        return last
     return None
 
 

@@ -295,6 +295,22 @@ def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> N
     assert [[c.id for c in m.rejected] for m in invented] == [["CHEMBL.COMPOUND:CHEMBL192"], []]
 
 
+def test_judging_guesses_also_judges_a_one_word_name_that_qualifies_an_unknown_word(
+    linker: EntityLinker,
+) -> None:
+    # BIOKG_LINKING=guesses: an exact one-word name followed in its phrase by a word no name
+    # uses is not the phrase's head ("insulin trampoline"): judged, and the rejecting scorer
+    # drops it; the same name as the phrase's head, after the unknown word, stays trusted
+    with rejecting_everything(linker, judge_exact_words=False):
+        qualifying = linker.mentions("What causes arachnodactyly zorblatt?")
+        head = linker.mentions("What causes zorblatt arachnodactyly?")
+        # the verb that ends a question asked with "do" is no word of the name's phrase
+        verb = linker.mentions("What does FBN1 dampen?")
+    assert not {c.id for m in qualifying for c in m.candidates}
+    assert {c.id for m in head for c in m.candidates} == {"HP:0001166"}
+    assert {c.id for m in verb for c in m.candidates} == {"NCBIGene:2200"}
+
+
 def test_an_inflection_of_a_name_is_the_name_and_no_guess(linker: EntityLinker) -> None:
     # "hypertensions" is the name's plural (its lemma), linked as the name even by a linker
     # that judges every guess with a scorer rejecting them all; a misspelling still is a guess

@@ -61,6 +61,24 @@ def test_the_kind_a_question_names_its_answers_by(written: str, kind: str | None
     assert (None if q.asked_kind is None else q.tokens[q.asked_kind].text) == kind
 
 
+@pytest.mark.parametrize(
+    ("written", "verb"),
+    [
+        ("What does negative regulation of rRNA processing dampen?", "dampen"),
+        ("Which genes does insulin regulate?", "regulate"),
+        ("What does BRCA1 do?", "do"),
+        ("What does Viagra?", None),  # nothing between "does" and the last word
+        ("Which diseases does Viagra treat in children?", None),  # the verb ends no question
+        ("Does insulin trampoline cause diabetes?", None),  # yes/no: the verb follows the name
+        ("What causes Marfan syndrome?", None),
+        ("What does BRCA1 regulate in BRCA2?", None),
+    ],
+)
+def test_the_verb_that_ends_a_question_asked_with_do(written: str, verb: str | None) -> None:
+    q = Question.parse(written)
+    assert (None if q.final_verb is None else q.tokens[q.final_verb].text) == verb
+
+
 def test_a_span_keeps_the_parenthesis_that_closes_its_name() -> None:
     q = Question.parse('What is "acetylcholinesterase (Cartwright blood group)"?')
     assert q.span_text(2, 6) == "acetylcholinesterase (Cartwright blood group)"
