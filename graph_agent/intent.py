@@ -76,6 +76,8 @@ class Intent:
     relation_phrases: int = 0
     #: linked name → the label a noun right before it gives it ("the gene CALR": Gene)
     named_as: dict[str, str] = field(default_factory=dict)
+    #: (first token, end token) of each such noun: no word of what the question asks
+    appositives: tuple[tuple[int, int], ...] = ()
     #: cued relationship → words between its phrase and the nearest linked name: of nested
     #: phrases the one nearest the name is the first hop ("the parents of the diseases
     #: exposure to X is linked to": linked to, then parents)
@@ -203,6 +205,11 @@ class QuestionReader:
         ]
         named_as = {span: label for _, label, span in appositives}
         appositive = {(start, label) for start, label, _ in appositives}
+        # an appositive is no content word either: "What does the gene PAX6 do?" asks what
+        # PAX6 does, not for what shares the word "gene"
+        beside = tuple(
+            (start, start + len(p.lemmas)) for start, p in found if (start, p.name) in appositive
+        )
         found = [
             (start, p)
             for start, p in found
@@ -213,7 +220,7 @@ class QuestionReader:
             for start, p in found
             if p.vocabulary != "kind"
             for i in range(start, start + len(p.lemmas))
-        }
+        } | {i for start, end in beside for i in range(start, end)}
         content = tuple(
             written[i]
             for i, w in enumerate(lemmas)
@@ -250,6 +257,7 @@ class QuestionReader:
             cues=cues,
             words=content,
             named_as=named_as,
+            appositives=beside,
             relation_gaps=gaps,
             answer_label=(
                 head[1]

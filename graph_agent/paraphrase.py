@@ -18,6 +18,7 @@ docs/decisions/0009-question-understanding.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -186,7 +187,10 @@ def _role(text: str) -> str | None:
     return None
 
 
-def frame(question: Question, subject: Mention) -> str:
+def frame(
+    question: Question, subject: Mention, leave_out: Sequence[tuple[int, int]] = ()
+) -> str:
     """The question with its subject's name written as "X" ("What problems do patients with X
-    have?"), so that similarity compares the question's words, not the entity's."""
-    return question.framed(subject, PLACEHOLDER)
+    have?"), so that similarity compares the question's words, not the entity's; without the
+    token ranges ``leave_out`` (a noun that says what the subject is: "the gene X")."""
+    return question.framed(subject, PLACEHOLDER, leave_out)

@@ -221,14 +221,14 @@ class DeterministicPlanner:
         if "Drug" in labels and label_text.sections and not intent.relations and not targets:
             # "What does the boxed warning of X say?"; a drug without label text may still
             # hold the relationship the words paraphrase ("What do doctors give X for?")
-            return [label_text, *self._paraphrased(question, seeds, mention, labels, focus)]
+            return [label_text, *self._paraphrased(question, seeds, mention, labels, focus, intent)]
         relations = self._relations(labels, intent, targets)
         requests: list[Request] = []
         # no relations also when the cued types cannot touch the subject ("the cause of <a
         # phenotype>": "cause" cues genes of diseases): its words are read by meaning
         if not (relations or targets):
             # "What problems do patients with X have?"
-            requests = self._paraphrased(question, seeds, mention, labels, focus)
+            requests = self._paraphrased(question, seeds, mention, labels, focus, intent)
             kind = self._asked_kind(question)
             if requests and kind is not None:
                 # "GTF2F2 initiates transcription with what polymerase?": when no paraphrased
@@ -258,7 +258,7 @@ class DeterministicPlanner:
             # favour ("Which drugs must patients with X avoid?": contraindications first)
             requests += [
                 Neighbours(tuple(seeds), group, focus, why=ASKED_LABEL)
-                for group in self._by_wording(question, mention, labels, relations)
+                for group in self._by_wording(question, mention, labels, relations, intent)
             ]
         elif relations:
             why = "one-hop over the asked relationships"
@@ -283,13 +283,19 @@ class DeterministicPlanner:
         return question.tokens[question.asked_kind].text
 
     def _paraphrased(
-        self, question: Question, seeds: list[str], mention: Mention, labels: set[str], focus: Focus
+        self,
+        question: Question,
+        seeds: list[str],
+        mention: Mention,
+        labels: set[str],
+        focus: Focus,
+        intent: Intent,
     ) -> list[Request]:
         """One-hop requests over the relationships the question's words paraphrase, most
         likely first (when a matcher is configured): the first that finds anything answers."""
         if self.matcher is None:
             return []
-        matched = self.matcher.match(frame(question, mention), labels)
+        matched = self.matcher.match(frame(question, mention, intent.appositives), labels)
         requests = [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
         opposite = self.matcher.opposite(matched[0], labels) if matched else None
         if opposite is not None and opposite not in matched:
@@ -309,14 +315,19 @@ class DeterministicPlanner:
         return template.format(name=name)
 
     def _by_wording(
-        self, question: Question, mention: Mention, labels: set[str], relations: list[Relation]
+        self,
+        question: Question,
+        mention: Mention,
+        labels: set[str],
+        relations: list[Relation],
+        intent: Intent,
     ) -> list[tuple[Relation, ...]]:
         """``relations`` grouped by type, the types ordered by how close the question's words
         are to each one's wordings (one group of all without a matcher)."""
         if self.matcher is None:
             return [tuple(relations)]
         closeness: dict[str, float] = {}
-        for score, r in self.matcher.scores(frame(question, mention), labels):
+        for score, r in self.matcher.scores(frame(question, mention, intent.appositives), labels):
             closeness[r.type] = max(closeness.get(r.type, -1.0), score)
         types = sorted({r.type for r in relations}, key=lambda t: -closeness.get(t, -1.0))
         return [tuple(r for r in relations if r.type == t) for t in types]

@@ -112,16 +112,27 @@ class Question:
             return self.key_words(*mention.tokens)
         return mention_key(mention.text).split()
 
-    def framed(self, mention: Mention, placeholder: str) -> str:
+    def framed(
+        self, mention: Mention, placeholder: str, leave_out: Sequence[tuple[int, int]] = ()
+    ) -> str:
         """The question with the mention's name written as ``placeholder`` (where it first
-        stands; unchanged when its words are not in the question)."""
+        stands; not when its words are not in the question), and without the words of the
+        token ranges ``leave_out`` (with the spaces after them)."""
+        edits: list[tuple[int, int, str]] = []
         found = self.places(self.mention_words(mention))
-        if not found:
-            return self.text
-        start, end = found[0]
-        name = self.span_text(start, end)
-        begin = self.text.index(name, self.tokens[start].start)
-        return self.text[:begin] + placeholder + self.text[begin + len(name) :]
+        if found:
+            start, end = found[0]
+            name = self.span_text(start, end)
+            begin = self.text.index(name, self.tokens[start].start)
+            edits.append((begin, begin + len(name), placeholder))
+        for start, end in leave_out:
+            stop = self.tokens[end - 1].end
+            stop += len(self.text[stop:]) - len(self.text[stop:].lstrip(" "))
+            edits.append((self.tokens[start].start, stop, ""))
+        text = self.text
+        for begin, stop, written in sorted(edits, reverse=True):
+            text = text[:begin] + written + text[stop:]
+        return text
 
 
 def _polar(lemmas: Sequence[str], text: str) -> bool:

@@ -314,6 +314,10 @@ def test_what_a_gene_does_is_answered_with_its_go_annotations(
     assert annotated and found and found <= annotated
     cited_terms = {i for i in _cited(answer) if i.startswith("GO:")}
     assert cited_terms and cited_terms <= annotated
+    # a noun that says what the subject is asks nothing: neither a relationship of its own
+    # (the gene's diseases) nor answers that share its word ("protein binding")
+    for apposed in ("What does the gene ABL1 do?", "What does the ABL1 protein do?"):
+        assert {n.id for n in agent.ask(apposed).answers} == found, apposed
 
 
 def _answered_by_its_annotations(

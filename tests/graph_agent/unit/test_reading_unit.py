@@ -11,7 +11,9 @@ import pytest
 from biokg.graph_agent.intent import QuestionReader, identifier_names
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
+from biokg.graph_agent.paraphrase import frame
 from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import (
     Attribute,
     ChainWalk,
@@ -292,6 +294,20 @@ def test_a_noun_after_a_name_names_its_kind_only_when_singular(
     labels = {"FBN1": ("Gene",), "Hypertension": ("Disease", "Phenotype")}
     intent = reader.read(question, [_named(span, *labels[span])])
     assert intent.named_as.get(span) == named_as
+
+
+def test_a_noun_beside_a_name_is_no_word_the_question_asks_about(
+    reader: QuestionReader,
+) -> None:
+    question = Question.parse("What does the gene FBN1 do?")
+    intent = reader.read(question, [_named("FBN1", "Gene")])
+    assert intent.named_as == {"FBN1": "Gene"}
+    assert intent.words == ()
+    assert intent.appositives == ((3, 4),)
+    # the paraphrase compares the question without it
+    mention = _named("FBN1", "Gene")
+    assert frame(question, mention, intent.appositives) == "What does the X do?"
+    assert frame(question, mention) == "What does the gene X do?"
 
 
 def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
