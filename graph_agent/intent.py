@@ -228,7 +228,8 @@ class QuestionReader:
         )
         cues = tuple((p.vocabulary, p.name) for _, p in found if p.vocabulary != "grammar")
         by = {v: tuple(dict.fromkeys(n for vocab, n in cues if vocab == v)) for v in _VOCABS}
-        polar = question.polar
+        named = sum(1 for labels in span_labels.values() if labels)
+        polar = question.polar and not _request_without_question(question, found, named)
         head = next((cue for cue in cues if cue[0] != "prefix"), None)
         if words and words[0] == _WHEN:
             head = (_WHEN, _WHEN)
@@ -348,6 +349,19 @@ def _find(
                 seen.add(key)
                 found.append((start, phrase))
     return sorted(found, key=lambda f: f[0])
+
+
+def _request_without_question(
+    question: Question, found: list[tuple[int, _Phrase]], named: int
+) -> bool:
+    """A statement that opens with the label it asks for and names one thing: "genes for long
+    QT", "drugs for type 2 diabetes" ask for genes and drugs, they claim nothing (a claim names
+    two: "FBN1 causes tall stature")."""
+    if question.text.rstrip().endswith("?"):
+        return False
+    first = next((i for i, w in enumerate(question.lemmas) if w), None)
+    opens_with_label = any(start == first and p.vocabulary == "label" for start, p in found)
+    return opens_with_label and named < 2
 
 
 def _kind(lemmas: list[str], polar: bool) -> Kind:

@@ -261,6 +261,9 @@ class DeterministicPlanner:
                 for group in self._by_wording(question, mention, labels, relations, intent)
             ]
         elif relations:
+            reaching = self._reaching_the_answer(labels, intent, targets, relations)
+            if reaching:
+                requests.append(Neighbours(tuple(seeds), tuple(reaching), focus, why=ASKED_LABEL))
             why = "one-hop over the asked relationships"
             requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
         elif not (intent.relations or targets):
@@ -542,7 +545,25 @@ class DeterministicPlanner:
         cued = self._typed(labels, intent, intent.relations, targets)
         if cued or not targets:
             return cued
+        return self._reaching(labels, intent, targets)
+
+    def _reaching(
+        self, labels: set[str], intent: Intent, targets: tuple[str, ...]
+    ) -> list[Relation]:
+        """Every type that joins the seed's label to an asked-for label."""
         return self._typed(labels, intent, tuple(self.schema.types), targets, targets_only=True)
+
+    def _reaching_the_answer(
+        self, labels: set[str], intent: Intent, targets: tuple[str, ...], cued: list[Relation]
+    ) -> list[Relation]:
+        """When the cued types touch the seed but none reaches the label a which/what question
+        opens with ("Which proteins are part of <a GO complex>?": part-of joins GO terms, not
+        genes), the types that do; asked before the cued ones, which answer if they find
+        nothing. None otherwise."""
+        asked = intent.answer_label
+        if asked is None or asked not in targets or any(asked in r.labels for r in cued):
+            return []
+        return self._reaching(labels, intent, (asked,))
 
     def _typed(
         self,

@@ -161,6 +161,40 @@ def test_each_class_of_question_gets_its_request(
     assert type(plan.requests[0]) is first
 
 
+@pytest.mark.parametrize(
+    ("question", "polar"),
+    [
+        ("genes for Marfan syndrome", False),  # asks for genes, claims nothing
+        ("drugs for Marfan syndrome", False),
+        ("FBN1 causes Marfan syndrome", True),  # a claim names two
+        ("Marfan syndrome is an autosomal dominant disease", True),
+        ("Genes for Marfan syndrome?", False),
+    ],
+)
+def test_a_request_written_without_a_question_is_no_claim(
+    planner: DeterministicPlanner, linker: EntityLinker, question: str, polar: bool
+) -> None:
+    plan = _plan(planner, linker, question)
+    assert plan.intent.polar is polar
+    assert (type(plan.requests[0]) is ClaimCheck) is polar
+
+
+def test_the_kind_a_question_opens_with_is_reached_before_the_cued_relationship(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    # "part of" joins GO terms to GO terms; the genes asked for are the complex's annotated
+    # genes, and the cued relationship answers only if they are none
+    plan = _plan(planner, linker, "Which proteins are part of the protein complex?")
+    assert plan.seeds == [["GO:0032991"]]
+    first, then = plan.requests
+    assert "ANNOTATED_WITH" in {r.type for r in first.relations}
+    assert all(r.labels == ("Gene",) for r in first.relations)
+    assert [r.type for r in then.relations] == ["PART_OF"]
+    # a cued relationship that reaches the asked kind is asked alone
+    [only] = _plan(planner, linker, "Which terms are part of the protein complex?").requests
+    assert [r.type for r in only.relations] == ["PART_OF"]
+
+
 def test_a_schema_chain_goes_through_genes_to_go_terms(
     planner: DeterministicPlanner, linker: EntityLinker
 ) -> None:
