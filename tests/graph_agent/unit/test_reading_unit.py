@@ -195,6 +195,16 @@ def test_the_kind_a_question_opens_with_is_reached_before_the_cued_relationship(
     assert [r.type for r in only.relations] == ["PART_OF"]
 
 
+def test_an_ontologys_terms_are_its_label_not_its_identifier_prefix(
+    reader: QuestionReader,
+) -> None:
+    # "HPO terms" asks for phenotypes, as "GO terms" asks for GO terms; "the HPO id" for an id
+    terms = reader.read("What HPO terms describe Marfan syndrome?", [_named("Marfan syndrome")])
+    assert (terms.attribute, terms.target_labels) == (None, ("Phenotype",))
+    ident = reader.read("What is the HPO id of Seizure?", [_named("Seizure", "Phenotype")])
+    assert ident.attribute == "xrefs"
+
+
 def test_a_schema_chain_goes_through_genes_to_go_terms(
     planner: DeterministicPlanner, linker: EntityLinker
 ) -> None:
