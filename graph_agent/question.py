@@ -24,6 +24,8 @@ from biokg.graph_agent.text import (
     tokens,
 )
 
+#: First-person openers: "I'd like to know …", "We need …" ask, they claim nothing.
+FIRST_PERSON = frozenset({"i", "i'd", "i'm", "i've", "we", "we'd", "we're", "my", "our"})
 #: Words that open or carry a question asking for entities rather than a yes or no.
 WH_WORDS = frozenset(
     "what which who whom whose where when why how list name give tell show".split()
@@ -141,7 +143,7 @@ def _polar(lemmas: Sequence[str], text: str) -> bool:
         return False
     if content[0] in AUXILIARIES and not _request(content):
         return True
-    if any(w in WH_WORDS or w in IMPERATIVES for w in content):
+    if any(w in WH_WORDS or w in IMPERATIVES for w in content) or content[0] in FIRST_PERSON:
         return False
     return not text.rstrip().endswith("?")
 

@@ -37,6 +37,8 @@ def test_words_keep_their_offsets_keys_and_lemmas() -> None:
         ("Does FBN1 cause Marfan syndrome?", True, False),
         ("FBN1 is not associated with Marfan syndrome", True, True),  # a statement to check
         ("Could you list drugs without a boxed warning?", False, False),  # a polite request
+        ("I'd like to know the symptoms of Marfan syndrome.", False, False),  # first person
+        ("We need genes not linked to myopia", False, False),
         ("", False, False),
     ],
 )
