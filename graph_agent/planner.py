@@ -129,6 +129,13 @@ class DeterministicPlanner:
         strong, weak, unknown = _by_strength(mentions)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])
+        if question.asks_absence:
+            # answered from what the graph holds, it would list what *is* related
+            plan.stop = (
+                "the graph records which relationships hold, not which do not (ask which are, "
+                "or whether one is not)"
+            )
+            return plan
         if intent.asks_not_held:
             topic = intent.head[1] if intent.head else "such data"
             plan.stop = f"the graph holds no {'dates' if topic == 'when' else topic}"

@@ -33,6 +33,9 @@ WH_WORDS = frozenset(
 #: Lemmas of the verbs that open a yes/no question ("Is …", "Can …", "Does …").
 AUXILIARIES = frozenset("be do can could have will would should may might must shall".split())
 NEGATIONS = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"})
+#: Auxiliaries of advice and ability: "should not be given" names a contraindication, "can not"
+#: an inability; neither asks for what the graph records as absent.
+_MODALS = frozenset("can could may might must shall should will would".split())
 #: Words that ask for a kind of thing the word after them names ("with what polymerase?").
 DETERMINERS = frozenset({"what", "which"})
 
@@ -57,6 +60,9 @@ class Question:
     #: the position of the verb that ends a wh-question asked with "do" ("What does X
     #: dampen?"): the question's verb, no word of the name before it
     final_verb: int | None = None
+    #: a question asking for entities that are *not* in a relationship ("Which genes are not
+    #: associated with X?"): the graph records relationships, not their absence
+    asks_absence: bool = False
 
     @classmethod
     def parse(cls, text: str) -> Question:
@@ -74,6 +80,7 @@ class Question:
             negated=polar and any(w in NEGATIONS for w in lemmas),
             asked_kind=_asked_kind(found, lemmas),
             final_verb=None if polar else _final_verb(found, lemmas),
+            asks_absence=not polar and _asks_absence(lemmas),
         )
 
     def span_text(self, start: int, end: int) -> str:
@@ -176,6 +183,20 @@ def _final_verb(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
     if any(lemmas[i] == "do" for i in range(wh + 1, last - 1)):
         return last
     return None
+
+
+def _asks_absence(lemmas: Sequence[str]) -> bool:
+    """A wh-word, then "not" or "never" after a verb that is no modal ("Which genes are not
+    associated with X?", "What does X never cause?"; not "Which drugs should not be given
+    with X?")."""
+    wh = next((i for i, w in enumerate(lemmas) if w in WH_WORDS), None)
+    if wh is None:
+        return False
+    return any(
+        w in ("not", "n't", "never") and lemmas[i - 1] not in _MODALS
+        for i, w in enumerate(lemmas)
+        if i > wh + 1
+    )
 
 
 def _request(lemmas: list[str]) -> bool:

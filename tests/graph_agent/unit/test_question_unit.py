@@ -81,6 +81,20 @@ def test_the_verb_that_ends_a_question_asked_with_do(written: str, verb: str | N
     assert (None if q.final_verb is None else q.tokens[q.final_verb].text) == verb
 
 
+@pytest.mark.parametrize(
+    ("written", "absence"),
+    [
+        ("Which genes are not associated with cystic fibrosis?", True),
+        ("What does FBN1 never cause?", True),
+        ("Which drugs should not be given with warfarin?", False),  # advice: label text
+        ("Is FBN1 not associated with Marfan syndrome?", False),  # a yes/no question
+        ("Which genes are associated with cystic fibrosis?", False),
+    ],
+)
+def test_a_question_asking_for_what_is_not_related(written: str, absence: bool) -> None:
+    assert Question.parse(written).asks_absence is absence
+
+
 def test_a_span_keeps_the_parenthesis_that_closes_its_name() -> None:
     q = Question.parse('What is "acetylcholinesterase (Cartwright blood group)"?')
     assert q.span_text(2, 6) == "acetylcholinesterase (Cartwright blood group)"

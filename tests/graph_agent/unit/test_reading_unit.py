@@ -205,6 +205,15 @@ def test_an_ontologys_terms_are_its_label_not_its_identifier_prefix(
     assert ident.attribute == "xrefs"
 
 
+def test_a_question_asking_what_is_not_related_stops_instead_of_listing_what_is(
+    planner: DeterministicPlanner, linker: EntityLinker
+) -> None:
+    plan = _plan(planner, linker, "Which genes are not associated with Marfan syndrome?")
+    assert plan.stop is not None and "not which do not" in plan.stop
+    assert plan.requests == []
+    assert _plan(planner, linker, "Which genes are associated with Marfan syndrome?").stop is None
+
+
 def test_a_schema_chain_goes_through_genes_to_go_terms(
     planner: DeterministicPlanner, linker: EntityLinker
 ) -> None:
