@@ -356,9 +356,8 @@ def _request_without_question(
 ) -> bool:
     """A statement that opens with the label it asks for and names one thing: "genes for long
     QT", "drugs for type 2 diabetes" ask for genes and drugs, they claim nothing (a claim names
-    two: "FBN1 causes tall stature")."""
-    if question.text.rstrip().endswith("?"):
-        return False
+    two: "FBN1 causes tall stature"). Asked of a yes/no reading only, so of a statement: a
+    yes/no question opens with its auxiliary, no label."""
     first = next((i for i, w in enumerate(question.lemmas) if w), None)
     opens_with_label = any(start == first and p.vocabulary == "label" for start, p in found)
     return opens_with_label and named < 2

@@ -71,6 +71,7 @@ class Question:
         found = tuple(tokens(text))
         lemmas = tuple(lemma(t.text) for t in found)
         polar = _polar(lemmas, text)
+        wh = next((i for i, w in enumerate(lemmas) if w in WH_WORDS), None)
         return cls(
             text=text,
             tokens=found,
@@ -79,8 +80,8 @@ class Question:
             polar=polar,
             negated=polar and any(w in NEGATIONS for w in lemmas),
             asked_kind=_asked_kind(found, lemmas),
-            final_verb=None if polar else _final_verb(found, lemmas),
-            asks_absence=not polar and _asks_absence(lemmas),
+            final_verb=None if polar or wh is None else _final_verb(found, lemmas, wh),
+            asks_absence=not polar and wh is not None and _asks_absence(lemmas, wh),
         )
 
     def span_text(self, start: int, end: int) -> str:
@@ -170,13 +171,12 @@ def _asked_kind(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
     return None
 
 
-def _final_verb(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
-    """The last word of a question whose wh-word is followed by a form of "do" with words
-    between it and that last word, when written in lower case and not after a preposition
+def _final_verb(found: Sequence[Token], lemmas: Sequence[str], wh: int) -> int | None:
+    """The last word of a question whose wh-word (at ``wh``) is followed by a form of "do" with
+    words between it and that last word, when written in lower case and not after a preposition
     ("… treat in children?"): "What does X dampen?", "Which genes does X regulate?"."""
     last = len(found) - 1
-    wh = next((i for i, w in enumerate(lemmas) if w in WH_WORDS), None)
-    if wh is None or not found[last].text.isalpha() or not found[last].text.islower():
+    if not found[last].text.isalpha() or not found[last].text.islower():
         return None
     if lemmas[last - 1] in STOP_WORDS:
         return None
@@ -185,13 +185,10 @@ def _final_verb(found: Sequence[Token], lemmas: Sequence[str]) -> int | None:
     return None
 
 
-def _asks_absence(lemmas: Sequence[str]) -> bool:
+def _asks_absence(lemmas: Sequence[str], wh: int) -> bool:
     """A wh-word, then "not" or "never" after a verb that is no modal ("Which genes are not
     associated with X?", "What does X never cause?"; not "Which drugs should not be given
     with X?")."""
-    wh = next((i for i, w in enumerate(lemmas) if w in WH_WORDS), None)
-    if wh is None:
-        return False
     return any(
         w in ("not", "n't", "never") and lemmas[i - 1] not in _MODALS
         for i, w in enumerate(lemmas)
