@@ -144,7 +144,7 @@ class GraphAgent:
             budget=budget,
             researcher=researcher,
             cache_dir=settings.cache_dir,
-            matcher=RelationMatcher(schema, sentences),
+            matcher=RelationMatcher(schema, sentences, cache_dir=settings.cache_dir),
             reader=reader,
         )
 

@@ -6,6 +6,8 @@ The questions here are written for these tests: none is a wording of schema/ (``
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from biokg.embedding.onnx import OnnxEmbedder
@@ -166,3 +168,30 @@ def test_a_cue_that_cannot_touch_the_subject_gives_way_to_the_words_meaning(
     assert "ASSOCIATED_WITH" in plan.intent.relations  # precondition: the cue is read
     tried = [rel for r in plan.requests if isinstance(r, Neighbours) for rel in r.relations]
     assert tried and tried[0].type == "HAS_PHENOTYPE" and tried[0].outgoing is False
+
+
+class _Counting:
+    """The sentence model, counting the texts it is asked to embed."""
+
+    def __init__(self, embedder: OnnxEmbedder) -> None:
+        self.embedder = embedder
+        self.model_id = embedder.model_id
+        self.texts = 0
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return self.embedder.embed(texts)
+
+
+def test_the_wordings_vectors_are_kept_for_the_next_process(
+    sentence_embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    frame = "What do physicians prescribe for X?"
+    first, second = _Counting(sentence_embedder), _Counting(sentence_embedder)
+    made = RelationMatcher(load_schema(), first, cache_dir=tmp_path).scores(frame, {"Disease"})
+    assert first.texts > 100  # every wording embedded, and kept
+    assert len(list((tmp_path / "paraphrase").glob("wordings-*.npy"))) == 1
+    read = RelationMatcher(load_schema(), second, cache_dir=tmp_path).scores(frame, {"Disease"})
+    assert second.texts == 1  # only the question
+    assert read == made
+    assert read == RelationMatcher(load_schema(), sentence_embedder).scores(frame, {"Disease"})
