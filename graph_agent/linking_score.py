@@ -255,15 +255,15 @@ def _readings(asked: str, named: str, key: Callable[[str], str]) -> list[tuple[s
 
 
 def slip_cost(asked: str, named: str) -> float:
-    """How many of the edits from the name to the span are no typing slip, in [0, 1] (1: two
-    or more), on the reading that :func:`_edits` finds closest and, among its alignments of
-    fewest edits, the one with most slips. Slips are the edits people make when they mean the
-    name (a letter left out, doubled or swapped with its neighbour, a vowel for a vowel, a key
-    next to the right one, a vowel or a plural "s" added: "Marfam", "warfrin", "ibuprofin",
-    "malformations"); any other edit is unlike a typo ("Marfax", "Sertralinex"), as in a
-    noisy-channel error model (Kernighan, Church and Gale 1990: most single-letter typos are
-    of the kinds above). Only the readings with fewest edits are aligned (the alignment is
-    Python, the edit count rapidfuzz's)."""
+    """Whether an edit from the name to the span is no typing slip (1) or every edit is one
+    (0; :data:`_MAX_COSTLY` such edits are counted), on the reading that :func:`_edits` finds
+    closest and, among its alignments of fewest edits, the one with most slips. Slips are the
+    edits people make when they mean the name (a letter left out, doubled or swapped with its
+    neighbour, a vowel for a vowel, a key next to the right one, a vowel or a plural "s" added:
+    "Marfam", "warfrin", "ibuprofin", "malformations"); any other edit is unlike a typo
+    ("Marfax", "Sertralinex"), as in a noisy-channel error model (Kernighan, Church and Gale
+    1990: most single-letter typos are of the kinds above). Only the readings with fewest
+    edits are aligned (the alignment is Python, the edit count rapidfuzz's)."""
     readings = _readings(asked, named, _spoken)
     # the name's words the span holds: a word it leaves out is no slip ("progeria" for
     # "Hutchinson-Gilford progeria syndrome"); the covered share says that
@@ -349,8 +349,10 @@ def _keys_next_to_each_other() -> frozenset[tuple[str, str]]:
     )
 
 
-#: Edits that are no slip are counted up to this many
-_MAX_COSTLY = 2
+#: Edits that are no slip are counted up to this many: one is enough to make a respelling
+#: another name ("Losartax", "Wilsox disease"); counting a second (2, until 2026-11-29 (e))
+#: let a single one weigh half, and one-letter inventions over common names linked
+_MAX_COSTLY = 1
 #: Slips a respelling may hold: past these, each edit counts as no slip
 _MAX_SLIPS = 2
 #: An edit's weight in an alignment cell, above any count of edits that are no slip
