@@ -191,7 +191,14 @@ class EntityLinker:
         # of answer asked for ("with what polymerase?") is no name, known or unknown
         kind: set[int] = set() if question.asked_kind is None else {question.asked_kind}
         linked = {i for s in spans if s.candidates for i in range(s.start, s.end)} | kind
-        spans += self._leftover_spans(question, tokens, linked, read)
+        # a common word the scorer would not link alone ("chronic": HPO's clinical course)
+        # modifies the name after it, and the name is searched without it
+        modifiers = {
+            s.start
+            for s in spans
+            if s.rejected and s.end - s.start == 1 and words.is_common(tokens[s.start].text)
+        }
+        spans += self._leftover_spans(question, tokens, linked, read, modifiers)
         rejected: dict[int, list[Candidate]] = {}  # position: the guesses judged too far
         for span in (s for s in spans if not s.candidates):
             for i in range(span.start, span.end):
@@ -480,7 +487,12 @@ class EntityLinker:
         ]
 
     def _leftover_spans(
-        self, question: Question, tokens: list[_Token], covered: set[int], read: Reader | None
+        self,
+        question: Question,
+        tokens: list[_Token],
+        covered: set[int],
+        read: Reader | None,
+        modifiers: set[int],
     ) -> list[_Span]:
         """Runs of words that are neither linked nor stop or grammar words (nor only cue words):
         typos of names (fuzzy) and descriptions (the engine's indexes). A single word is
@@ -489,8 +501,11 @@ class EntityLinker:
         gene."""
         out = []
         for start, end in self._free_runs(tokens, covered):
-            while start < end and self._ignorable_or_number(tokens[start].key):
-                start += 1  # "3 symptoms of": no name yet
+            while start < end and (
+                self._ignorable_or_number(tokens[start].key)
+                or (start in modifiers and start + 1 < end)
+            ):
+                start += 1  # "3 symptoms of", "chronic angina": no name yet
             while end > start and self._ignorable(tokens[end - 1].key):
                 if words.lemma(tokens[end - 1].key) in self.nouns:
                     break  # "Hunter's disease": a noun may end a name

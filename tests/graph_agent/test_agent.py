@@ -306,6 +306,25 @@ def test_a_heldout_wording_with_a_planner_phrase_is_refused(
         evaluation.heldout_wordings(agent.planner.reader, path)
 
 
+def test_a_common_word_the_scorer_leaves_unlinked_alone_modifies_the_name_after_it(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # "chronic" is an exact name (HPO's clinical course) the scorer does not link on its own;
+    # "chronic angina" as a whole is no name of the graph, so "angina" is searched without it
+    rows = agent_graph.read(
+        "MATCH (n:Phenotype) WHERE n.name IN ['Chronic', 'Angina pectoris'] "
+        "RETURN n.name AS name, n.id AS id"
+    )
+    ids = {r["name"]: r["id"] for r in rows}
+    linked = {
+        c.id
+        for m in agent.linker.mentions("Which drugs treat chronic angina?")
+        for c in m.candidates
+    }
+    assert ids["Angina pectoris"] in linked
+    assert ids["Chronic"] not in linked
+
+
 def test_the_default_linking_reports_an_invented_name_the_rules_would_link(
     agent: GraphAgent, agent_graph: GraphStore, settings: Settings
 ) -> None:
