@@ -289,9 +289,14 @@ class EntityLinker:
                 if len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not
-                    token = span[0]
+                    # ("INS", insulin's symbol, is no "in": a lemma that is a stop word is
+                    # the lemmatizer's reading of a word written as a symbol, not a cue)
+                    token, lemma = span[0], words.lemma(span[0].key)
                     symbol = words.looks_like_symbol(token.text)
-                    if not symbol or words.lemma(token.key) in self.cues or token.key in self.cues:
+                    cue = token.key in self.cues or (
+                        lemma in self.cues and lemma not in words.STOP_WORDS
+                    )
+                    if not symbol or cue:
                         continue
                 if not _respects_quotes_and_brackets(tokens, start, end):
                     continue

@@ -107,9 +107,11 @@ class DeterministicPlanner:
         strong, weak, _ = _by_strength(mentions)
         intent = self.reader.read(question, strong)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
-        if not strong and named and self._named_like_a_cue(question, named[0]):
+        if not strong and named:
             aside = self.reader.read(question, named[:1])
-            if aside.relations:
+            # a noun beside the weak subject that says what it is ("the INS gene": an English
+            # word, so weak) makes it firm; so does a cue it is named like
+            if aside.named_as or (aside.relations and self._named_like_a_cue(question, named[0])):
                 intent = aside
         return intent
 

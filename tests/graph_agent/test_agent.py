@@ -325,6 +325,13 @@ def test_a_common_word_the_scorer_leaves_unlinked_alone_modifies_the_name_after_
     assert ids["Chronic"] not in linked
 
 
+def test_an_inheritance_adverb_asks_for_the_mode_of_inheritance(agent: GraphAgent) -> None:
+    # "recessively" is in no English word list: it was reported as a name the graph lacks
+    answer = agent.ask("Is cystic fibrosis inherited recessively?")
+    assert answer.status == "answered"
+    assert "HP:0000007" in {n.id for n in answer.answers}  # Autosomal recessive inheritance
+
+
 def test_the_default_linking_reports_an_invented_name_the_rules_would_link(
     agent: GraphAgent, agent_graph: GraphStore, settings: Settings
 ) -> None:

@@ -62,6 +62,8 @@ ROWS = [
         "synonyms": ["Increased levels of alpha-fetoprotein"],
     },
     {"id": "NCBIGene:174", "label": "Gene", "name": "alpha fetoprotein", "symbol": "AFP"},
+    # a symbol the lemmatizer reads as a stop word ("ins" -> "in")
+    {"id": "NCBIGene:3630", "label": "Gene", "name": "insulin", "symbol": "INS"},
     # an alias written as one word with a dash (NCBI's), met by "IL-1β"
     {
         "id": "NCBIGene:3553",

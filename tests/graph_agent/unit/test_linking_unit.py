@@ -192,6 +192,15 @@ def test_a_word_written_like_a_symbol_is_not_respelled(linker: EntityLinker) -> 
     assert [c.id for c in mention.candidates] == ["NCBIGene:9048"]
 
 
+def test_a_symbol_the_lemmatizer_reads_as_a_stop_word_is_still_a_symbol(
+    linker: EntityLinker,
+) -> None:
+    # simplemma reads "ins" as "in"; written "INS" it is insulin's symbol, "in" is no name
+    [mention] = linker.mentions("Which GO terms are annotated to INS?")
+    assert [c.id for c in mention.candidates] == ["NCBIGene:3630"]
+    assert linker.mentions("Which genes are expressed in the pancreas?") == []
+
+
 def test_a_long_name_in_capitals_is_still_respelled(linker: EntityLinker) -> None:
     # ChEMBL writes names in capitals; a typo of one is a typo, not an unknown symbol
     [mention] = linker.mentions("What is SILDENAFLI used for?")

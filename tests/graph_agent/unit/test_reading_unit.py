@@ -363,6 +363,15 @@ def test_a_noun_beside_a_name_is_no_word_the_question_asks_about(
     assert frame(question, mention) == "What does the gene X do?"
 
 
+def test_a_noun_beside_a_weak_subject_makes_it_firm(planner: DeterministicPlanner) -> None:
+    # "INS" (insulin's symbol) is an English word, so its mention is weak: "gene" beside it
+    # says what it is, and is no label the question asks for
+    weak = _named("INS", "Gene").model_copy(update={"weak": True})
+    intent = planner.read("What does the INS gene do?", [weak])
+    assert intent.named_as == {"INS": "Gene"}
+    assert intent.target_labels == ()
+
+
 def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
     reader: QuestionReader,
 ) -> None:
