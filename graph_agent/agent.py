@@ -150,11 +150,13 @@ class GraphAgent:
 
     def warm(self) -> None:
         """Load now what the first question would: the models that embed question text (the
-        sentence model is exported first where no build has: tens of seconds), so that a
-        server's first request runs within its budget."""
+        sentence model is exported first where no build has: tens of seconds) and the
+        paraphrase matcher's wordings, so that a server's first request runs within its
+        budget."""
         embedders = [getattr(s, name, None) for s in self.linker.searchers for name in _MODELS]
         if self.planner.matcher is not None:
             embedders.append(self.planner.matcher.embedder)
+            self.planner.matcher.prepare()
         for embedder in {id(e): e for e in embedders if e is not None}.values():
             embedder.embed(["warm up"])
 

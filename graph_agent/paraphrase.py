@@ -111,6 +111,11 @@ class RelationMatcher:
             tried += [relation, *self._kin(relation)]
         return tuple(dict.fromkeys(tried))
 
+    def prepare(self) -> int:
+        """Embed schema/'s wordings now, or read them from the cache (a server's first question
+        then embeds only itself); returns how many there are."""
+        return len(self._vectors)
+
     def _kin(self, relation: Relation) -> list[Relation]:
         """The types schema/ says answer ``relation``'s questions from another source
         (``also_answered_by``), in its direction: tried right after it, before a type that

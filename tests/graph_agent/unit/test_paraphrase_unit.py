@@ -188,8 +188,9 @@ def test_the_wordings_vectors_are_kept_for_the_next_process(
 ) -> None:
     frame = "What do physicians prescribe for X?"
     first, second = _Counting(sentence_embedder), _Counting(sentence_embedder)
-    made = RelationMatcher(load_schema(), first, cache_dir=tmp_path).scores(frame, {"Disease"})
-    assert first.texts > 100  # every wording embedded, and kept
+    prepared = RelationMatcher(load_schema(), first, cache_dir=tmp_path)
+    assert prepared.prepare() == first.texts > 100  # every wording embedded, and kept
+    made = prepared.scores(frame, {"Disease"})
     assert len(list((tmp_path / "paraphrase").glob("wordings-*.npy"))) == 1
     read = RelationMatcher(load_schema(), second, cache_dir=tmp_path).scores(frame, {"Disease"})
     assert second.texts == 1  # only the question
