@@ -23,11 +23,13 @@ _CUE_TAIL = (
 _CUE = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|diagnos[ie]s)"
     r"\s+(?:\w+\s+){0,2}?(?:fits?|match(?:es)?|explains?|(?:is|are)\s+(?:consistent|compatible)"
-    r"\s+with)\b" + _CUE_TAIL
+    r"\s+with)\b"
+    + _CUE_TAIL
     # the clinician's own wording: "What disease should I diagnose?", "…would you suspect?"
     + r"|\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|"
     r"diagnos[ie]s)\s+(?:should|would|could|might|can|do|does)\s+(?:I|we|you|one)\s+"
-    r"(?:diagnose|consider|suspect)\b(?!\s+\w+ing\b)" + _CUE_TAIL  # not "consider treating"
+    r"(?:diagnose|consider|suspect)\b(?!\s+\w+ing\b)"
+    + _CUE_TAIL  # not "consider treating"
     + r"|\bwhat\s+(?:fits|could\s+(?:it|this)\s+be|is\s+the\s+"
     r"(?:most\s+)?(?:likely\s+)?diagnosis)\b"
     + _CUE_TAIL
