@@ -185,15 +185,16 @@ class RelationMatcher:
         are kept there, keyed by the model and the wordings' text (a schema change embeds them
         again)."""
         texts = [w.text for w in self._wordings]
-        if self.cache_dir is None:
-            return np.asarray(self.embedder.embed(texts), dtype=np.float64)
-        digest = hashlib.sha1("\n".join([self.embedder.model_id, *texts]).encode()).hexdigest()
-        kept = self.cache_dir / "paraphrase" / f"wordings-{digest[:16]}.npy"
-        if kept.is_file():
-            return np.load(kept)
+        kept = None
+        if self.cache_dir is not None:
+            digest = hashlib.sha1("\n".join([self.embedder.model_id, *texts]).encode())
+            kept = self.cache_dir / "paraphrase" / f"wordings-{digest.hexdigest()[:16]}.npy"
+            if kept.is_file():
+                return np.load(kept)
         vectors = np.asarray(self.embedder.embed(texts), dtype=np.float64)
-        with atomic_path(kept) as partial, open(partial, "wb") as out:
-            np.save(out, vectors)
+        if kept is not None:
+            with atomic_path(kept) as partial, open(partial, "wb") as out:
+                np.save(out, vectors)
         return vectors
 
 
