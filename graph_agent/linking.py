@@ -288,9 +288,8 @@ class EntityLinker:
                     continue  # "β1" of "TGF-β1": a qualifier, no name of its own
                 if len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
-                    # ("TRADE"); a whole cue ("ID") is not
-                    # ("INS", insulin's symbol, is no "in": a lemma that is a stop word is
-                    # the lemmatizer's reading of a word written as a symbol, not a cue)
+                    # ("TRADE"); a whole cue ("ID") is not; a lemma that is a stop word is the
+                    # lemmatizer's reading of a symbol, no cue ("INS", insulin's, read "in")
                     token, lemma = span[0], words.lemma(span[0].key)
                     symbol = words.looks_like_symbol(token.text)
                     cue = token.key in self.cues or (
