@@ -5,4 +5,5 @@ WITH n, [l IN labels(n) WHERE l <> 'Entity'][0] AS label
 WHERE NOT label IN $unnamed
 RETURN n.id AS id, label, n.name AS name,
        n.synonyms AS synonyms, n.xrefs AS xrefs, n.symbol AS symbol,
-       n.brand_names AS brand_names, n.generic_names AS generic_names
+       n.brand_names AS brand_names, n.generic_names AS generic_names,
+       n.namespace AS namespace

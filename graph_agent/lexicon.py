@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
+from biokg.graph_agent.go_forms import derived_names
 from biokg.graph_agent.text import greek_qualifier, mention_key, one_word
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import ENTITY, load_schema
@@ -39,7 +41,7 @@ if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read wit
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 16
+LEXICON_FORMAT = 17
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
@@ -52,6 +54,7 @@ RULE_SCORES = {
     "name-salt": 0.9,
     "title": 0.8,
     "base": 0.86,
+    "derived": 0.85,
 }
 #: Labels whose nodes are documents about entities (openFDA labels, sections): a name they share
 #: with an entity (the label "VIAGRA", the drug with brand name Viagra) means the entity first.
@@ -69,6 +72,9 @@ _KEY_COLUMNS = ("key", "id", "rule", "text")
 #: Name columns written as symbols: keyed joined too when written as one word with dashes
 _ALIAS_RULES = frozenset({"symbol", "synonym"})
 _NODE_COLUMNS = ("id", "label", "name")
+#: Keys that are not names as written but forms of them (a disease title's head, a GO term's
+#: product, short process or adjective): no words of their own to count, respell or fuzz.
+_FORM_RULES = ("base", "derived")
 
 
 @dataclass(frozen=True)
@@ -373,7 +379,7 @@ def _fill(
     refs = keys.filter(pl.col("rule").is_in(["id", "xref"])).unique("key", keep="first")
     # words of the names as written: a title's head repeats its words (counts stay true)
     words = (
-        names.filter(pl.col("rule") != "base")
+        names.filter(~pl.col("rule").is_in(_FORM_RULES))
         .join(nodes.unique("id").select("id", "label"), on="id", how="left")
         .select(pl.col("key").str.split(" ").alias("word"), "label")
         .explode("word")
@@ -399,10 +405,12 @@ def _fill(
         r"^[^a-z\s]*[A-Z][^a-z\s]*$"
     )
     fuzzy = names.filter(
-        (pl.col("rule") != "title") & (pl.col("key").str.len_chars() >= 4) & ~abbreviation
+        ~pl.col("rule").is_in(["title", "derived"])
+        & (pl.col("key").str.len_chars() >= 4)
+        & ~abbreviation
     )
     spelt = (
-        names.filter((pl.col("rule") != "base") & ~abbreviation)
+        names.filter(~pl.col("rule").is_in(_FORM_RULES) & ~abbreviation)
         .select(pl.col("key").str.split(" ").alias("word"))
         .explode("word")
         .filter(pl.col("word").str.len_chars() >= 4)
@@ -447,7 +455,7 @@ def lexicon_rows(store: GraphStore, unnamed: list[str]) -> list[dict]:
     quick-start graph; a build or refresh reads them once for its new lexicon."""
     if not store.http_api:
         return store.read(cypher.load("agent_lexicon"), {"unnamed": unnamed}, timeout_s=300)
-    columns = ["xrefs", *_NAME_COLUMNS]
+    columns = ["xrefs", "namespace", *_NAME_COLUMNS]
     rows = []
     for node in store.scan_nodes(ENTITY, ["id", *columns]):
         label = next(name for name in node["labels"] if name != ENTITY)
@@ -494,6 +502,12 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
                     keys.append((mention_key(base), node, "base", text))
                 if row["label"] == "Drug":
                     keys.append((salt_free_key(text), node, "name-salt", text))
+    genes = {row["id"] for row in rows if row["label"] == "Gene"}
+    keys += _go_forms(
+        rows,
+        {word for key, *_ in keys for word in key.split()},
+        {key for key, node, rule, _ in keys if node in genes and rule in ("name", "symbol")},
+    )
     frame = (
         pl.DataFrame(keys, schema=dict.fromkeys(_KEY_COLUMNS, pl.String), orient="row")
         .filter(pl.col("key") != "")
@@ -505,14 +519,45 @@ def _frames(rows: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
     return nodes, frame
 
 
-def _title_base(title: str) -> str | None:
-    """The disease a qualified title names ("Spinal and bulbar muscular atrophy" of OMIM's
-    "Spinal and bulbar muscular atrophy, X-linked 1", "Severe combined immunodeficiency" of
-    "…, autosomal recessive, T cell-negative, …"): people leave the qualifiers out.
+def _go_forms(
+    rows: list[dict], vocabulary: set[str], gene_keys: set[str]
+) -> list[tuple[str, str, str, str]]:
+    """Keys of the forms GO's naming conventions give its terms' names and synonyms (see
+    :mod:`.go_forms`), each with the form as its text; ``vocabulary``: the words of the
+    graph's names (an adjective no name uses is no form). A product that is a gene's name
+    or symbol ("cyclin dependent kinase 4", of a synonym "cyclin-dependent kinase 4 activity";
+    "insulin receptor") is that gene, not a form of the function: ``gene_keys`` are left to
+    their genes (an alias is not: "ubiquitin ligase" is one gene's alias, and every E3's)."""
+    out = []
+    known = vocabulary.__contains__
+    for row in rows:
+        if row["label"] != "GOTerm":
+            continue
+        for text in [row.get("name"), *(row.get("synonyms") or ())]:
+            for form in derived_names(text or "", row.get("namespace"), known=known):
+                key = mention_key(form)
+                if key not in gene_keys:
+                    out.append((key, row["id"], "derived", form))
+    return out
 
-    None for a one-word head ("Deafness, autosomal recessive 1A": one word names a family too
-    wide to stand for its forms) and for an inverted "of" title, whose head is the complement
-    ("Radial heads, posterior dislocation of")."""
+
+def _title_base(title: str) -> str | None:
+    """The disease a qualified or numbered title names ("Spinal and bulbar muscular atrophy"
+    of OMIM's "Spinal and bulbar muscular atrophy, X-linked 1", "Severe combined
+    immunodeficiency" of "…, autosomal recessive, T cell-negative, …", "Cortisone reductase
+    deficiency" of "Cortisone reductase deficiency 1"): people leave the qualifiers and the
+    form's number out.
+
+    None for a one-word head ("Deafness, autosomal recessive 1A", "Hemochromatosis type 4": one
+    word names a family too wide to stand for its forms) and for an inverted "of" title, whose
+    head is the complement ("Radial heads, posterior dislocation of")."""
     head, comma, rest = title.partition(",")
+    if not comma:
+        head = _FORM_NUMBER.sub("", title)
     inverted = rest.split(",")[0].split()[-1:] == ["of"]
-    return head.strip() if comma and len(head.split()) >= 2 and not inverted else None
+    named = head.strip()
+    return named if named != title and len(named.split()) >= 2 and not inverted else None
+
+
+#: A form's number at the end of a title: "… 1", "… 2B", "… type 4", "… type IIA".
+_FORM_NUMBER = re.compile(r"\s+(?:(?:type|form|group)\s+)?(?:\d{1,2}|[IVX]{1,4})[A-Za-z]?$")

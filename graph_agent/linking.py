@@ -465,6 +465,11 @@ class EntityLinker:
         keys = [t.key for t in worded]
         key = " ".join(keys)
         candidates = self._exact(text, key=key)
+        if not candidates and keys and (head := _singular(keys[-1])) != keys[-1]:
+            # a plural head is the name's own ("protein kinases", "growth factors"): names are
+            # singular, and an inflection the graph's names also use ("factors") is not
+            # replaced by its lemma when the word is spelled (see _spelled)
+            candidates = self._exact(text, key=" ".join([*keys[:-1], head]))
         if not candidates and " " in key and words.one_word(text):
             # its pieces joined meet an alias written with other dashes or none ("IL-1β" is
             # "IL1-BETA", "NF-κB" "NFkappaB"; the lexicon keys both so)
@@ -876,6 +881,12 @@ def _doubtful(candidates: list[Candidate]) -> bool:
 
 def _best(span: _Span) -> float:
     return max((c.score for c in span.candidates), default=0.0)
+
+
+def _singular(word: str) -> str:
+    """A plural noun's singular ("kinases", "analyses"), else the word itself: only a plural,
+    so that "sneezing" stays a word of its own."""
+    return words.lemma(word) if word.endswith("s") else word
 
 
 def _one_slip(word: str) -> set[str]:

@@ -34,8 +34,11 @@ _KINDS = {
     "fulltext": "fulltext",
     "vector": "vector",
 }
-#: Ways of finding a candidate that guess: the rest match a key exactly.
-GUESS_RULES = frozenset({"fuzzy", "fulltext", "vector"})
+#: Ways of finding a candidate that guess: the rest match a key exactly. A key that is a form
+#: GO's naming implies (``derived``: "beta1-adrenergic receptors" for the receptor activity)
+#: is exact but no name of the node's own, so the scorer judges it as it judges a guess: the
+#: question's relationship may ask for the gene product, not the function.
+GUESS_RULES = frozenset({"fuzzy", "fulltext", "vector", "derived"})
 _GENE_ALIAS_RULES = frozenset({"symbol", "synonym"})
 _HEADS = frozenset({"base", "title"})
 #: Zipf frequencies are scaled by this to lie in [0, 1] (the commonest English words are ~7.5).

@@ -281,6 +281,14 @@ class DeterministicPlanner:
             # "GTF2F2 initiates transcription with what polymerase?")
             narrowed = Focus(focus.words, focus.kinds, only_relevant=bool(focus.words))
             requests.append(Neighbours(tuple(seeds), (), narrowed, why=SURVEY))
+        # last, when nothing above found anything: chains that end in a type the question cues
+        # ("Which drugs bind to <a GO function>?": the genes annotated with it, then the drugs
+        # that target them; the cued type cannot touch a GO term)
+        requests += [
+            ChainWalk(tuple(seeds), other, focus, why="two-hop chain ending in the asked type")
+            for other in self._schema_chains(labels, targets, last=intent.relations)
+            if other != chain
+        ]
         if "Drug" in labels:
             requests.append(label_text)
         return requests
@@ -663,24 +671,37 @@ class DeterministicPlanner:
         "What protein complex is altered in Coffin-Siris syndrome?" (a disease) goes
         disease -ASSOCIATED_WITH- gene -ANNOTATED_WITH- GO term. The first such chain in
         schema order, never through a subtype edge."""
-        if not targets:
-            return None
+        return next(iter(self._schema_chains(labels, targets)), None)
+
+    def _schema_chains(
+        self, labels: set[str], targets: tuple[str, ...], *, last: tuple[str, ...] | None = None
+    ) -> list[Chain]:
+        """The chains of :meth:`_schema_chain` in schema order, one per first type; with
+        ``last``, only those whose second type is one of ``last``."""
+        if not targets or last == ():
+            return []
+        found = []
         for first in self.schema.types:
             if first == _SUBTYPED:
                 continue
             for first_out, via in self._hops(first, labels, None):
-                if via in labels or via in targets:
+                # a middle the question names is an asked kind too, when the chain ends in a
+                # cued type ("drugs that bind … through the associated genes")
+                if via in labels or (via in targets and last is None):
                     continue
-                for second in self.schema.types:
-                    if second in (first, _SUBTYPED):
+                for second in last or self.schema.types:
+                    if second in (first, _SUBTYPED) or second not in self.schema.types:
                         continue
                     reached = [
-                        (out, end) for out, end in self._hops(second, {via}, None) if end in targets
+                        (out, end)
+                        for out, end in self._hops(second, {via}, None)
+                        if end in targets and end != via
                     ]
                     if reached:
                         out, end = reached[0]
-                        return Chain(first, first_out, via, second, out, (end,))
-        return None
+                        found.append(Chain(first, first_out, via, second, out, (end,)))
+                        break
+        return found
 
     def _hops(
         self, rel: str, labels: set[str], intent: Intent | None

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.models import Answer
+from biokg.graph_agent.models import Answer, Claim, EvidenceEdge
 from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
@@ -391,3 +391,30 @@ def test_a_claim_about_an_ambiguous_name_gets_no_single_verdict(
     else:
         assert answer.verdict == "yes"
     assert recessive <= _cited(answer)
+
+
+def test_drugs_that_act_on_a_kind_of_gene_product_go_through_the_genes_that_have_it(
+    cross_source_agent: GraphAgent,
+) -> None:
+    # "beta1-adrenergic receptors" is the product form of a GO function (GO names it "…
+    # receptor activity"); no type joins drugs to GO terms, so the drugs are those that target
+    # the genes annotated with the function, each answer citing both edges
+    agent = cross_source_agent
+    expected = _ids(
+        agent.store,
+        "MATCH (d:Drug)-[:TARGETS]->(:Gene)-[a:ANNOTATED_WITH]->(:GOTerm {id: $go}) "
+        "WHERE coalesce(a.negated, false) = false RETURN d.id AS id",
+        go="GO:0004940",
+    )
+    answer = agent.ask("Which drugs bind to beta1-adrenergic receptors?")
+    assert [c.id for m in answer.mentions for c in m.candidates] == ["GO:0004940"]
+    found = {n.id for n in answer.answers}
+    assert expected and found == expected
+    cited = {e.type for claim in answer.claims for e in _claim_edges(answer, claim)}
+    assert cited == {"ANNOTATED_WITH", "TARGETS"}
+
+
+def _claim_edges(answer: Answer, claim: Claim) -> list[EvidenceEdge]:
+    """The evidence edges a claim cites."""
+    edges = {e.id: e for e in answer.evidence.edges}
+    return [edges[i] for i in claim.edge_ids]
