@@ -50,6 +50,7 @@ from release_common import TEST_DATA
 from release_mirror import Mirror, publish
 
 from biokg.cli.embed import embed_nodes
+from biokg.graph_agent.linking_score import GUESS_RULES
 from biokg.ingest import build as builder
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.delta import save_snapshot
@@ -167,15 +168,54 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 1800) -> tuple[float,
     return time.perf_counter() - started, done.stdout
 
 
-def _score(env: dict[str, str], limit: int, jobs: int) -> subprocess.Popen:
-    """score.py on the development set, ``jobs`` questions at a time, started."""
+def _score(env: dict[str, str], limit: int, jobs: int, out: Path | None = None) -> subprocess.Popen:
+    """score.py on the development set, ``jobs`` questions at a time, started (``out``: its
+    per-question results)."""
     biokg = shutil.which("biokg") or str(Path(sys.executable).with_name("biokg"))
     args = ["--limit", str(limit)] if limit else []
+    args += ["--out", str(out)] if out else []
     return subprocess.Popen(
         [sys.executable, str(EVAL / "score.py"), "--questions", str(EVAL / "dev_questions.jsonl"),
          "--cmd", f"{biokg} ask", "--jobs", str(jobs), *args],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
+
+
+def abstention_at_size(env: dict[str, str], scored: Path, generated: tuple[str, ...]) -> None:
+    """The unanswerable questions the generated releases answer, and abstention without them.
+
+    "Unanswerable" is a property of the quick-start graph: a generated release invents facts
+    about real entities (interactions of real genes, KEGG drugs on real targets) and may name a
+    product as a real one happens to be named. A question answered here counts as answerable
+    at this size when every name in it was linked exactly (no respelling, no index guess) and
+    every claim of the answer cites an edge of a generated source; a guess, or an answer from
+    the real releases (HPO, GO), stays a failed abstention. Both figures are printed.
+    """
+    rows = [json.loads(line) for line in scored.read_text().splitlines() if line.strip()]
+    unanswerable = [r for r in rows if r["category"] == "unanswerable"]
+    answered = [r for r in unanswerable if not r["abstained"]]
+    sources = {f"infores:{name}" for name in generated}
+    at_size = 0
+    for row in answered:
+        _, out = _cli(env, "ask", row["question"], "--json")
+        answer = json.loads(out)
+        exact = all(
+            c["rule"] not in GUESS_RULES for m in answer["mentions"] for c in m["candidates"]
+        )
+        generated_only = bool(answer["claims"]) and all(
+            any(s["source"] in sources for s in claim["sources"]) for claim in answer["claims"]
+        )
+        cited = sorted({s["source"] for c in answer["claims"] for s in c["sources"]})
+        verdict = "answerable at this size" if exact and generated_only else "failed abstention"
+        at_size += exact and generated_only
+        print(f"    {row['id']}: {verdict} (exact links: {exact}; cited {', '.join(cited)})")
+    kept = len(unanswerable) - at_size
+    correct = len(unanswerable) - len(answered)
+    print(
+        f"  abstention: {correct}/{len(unanswerable)} = {correct / max(len(unanswerable), 1):.3f}"
+        f" as scored; {correct}/{kept} = {correct / max(kept, 1):.3f} without the {at_size}"
+        " the generated releases answer by exact links"
+    )
 
 
 def _errors(scored: subprocess.Popen) -> tuple[str, int]:
@@ -185,16 +225,18 @@ def _errors(scored: subprocess.Popen) -> tuple[str, int]:
     return out, int(counted.group(1)) if counted else 0
 
 
-def agent(env: dict[str, str], limit: int, jobs: int) -> None:
+def agent(env: dict[str, str], limit: int, jobs: int, generated: tuple[str, ...]) -> None:
     """score.py (4 at a time: engine errors) and bench_ask.py (latency, one at a time), after
     one question that builds the agent's lexicon of this graph state (a one-time cost, cached
     per graph load: were it left to the first scored questions, each of the ``jobs`` processes
     would build its own)."""
     seconds, _ = _cli(env, "ask", "What does Viagra target?")
     print(f"  first question (builds the lexicon of this graph state): {seconds:.1f} s")
-    out, errors = _errors(_score(env, limit, jobs))
+    scored = Path(tempfile.mkdtemp(prefix="biokg-bench-scored-")) / "dev.jsonl"
+    out, errors = _errors(_score(env, limit, jobs, scored))
     print(out.strip()[-1500:])
     print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {TARGETS['errors']})")
+    abstention_at_size(env, scored, generated)
     args = ["--limit", str(limit)] if limit else []
     questions = EVAL / "dev_questions.jsonl"
     asked = subprocess.run(
@@ -329,7 +371,7 @@ def main() -> None:
             with GraphStore.connect(settings) as store:
                 _check("neighbourhood", lambda: neighbourhood(store, env))
             if not args.no_agent:
-                _check("agent", lambda: agent(env, args.limit, args.jobs))
+                _check("agent", lambda: agent(env, args.limit, args.jobs, online))
             _check("refresh", lambda: refresh_checks(env, settings, primekg, args.jobs, args.scale))
             _check("rdf", lambda: _rdf(env, work))
         finally:
