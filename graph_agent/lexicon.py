@@ -27,6 +27,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+import orjson
+
 from biokg import cypher
 from biokg.graph_agent.go_forms import derived_names
 from biokg.graph_agent.text import greek_qualifier, mention_key, one_word
@@ -333,15 +335,52 @@ def _newest_lexicon(folder: Path) -> Path | None:
 
 def _build_file(store: GraphStore, path: Path) -> Path:
     """Read the graph into the lexicon file ``path`` (written aside, then moved in place: a
-    concurrent reader sees all of it or nothing)."""
-    nodes, keys, unnamed = _read_graph(store)
+    concurrent reader sees all of it or nothing).
+
+    A lexicon is a function of the rows it is read from, so when an earlier state's lexicon
+    was read from the same rows (a refresh that changed edges and no name: PrimeKG's
+    interactions, a source reloaded unchanged) its file is taken as it is instead of being
+    built again, which at release size is most of a refresh's lexicon step (reading the rows
+    is the rest)."""
+    rows, present = _read_graph(store)
+    digest = _rows_digest(rows, present)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    same = _lexicon_of_rows(path.parent, digest)
+    if same is not None:
+        shutil.copyfile(same, partial)
+        partial.replace(path)
+        log.info("lexicon: the names of %s are those of %s: reused", path.name, same.name)
+        return path
+    nodes, keys = _frames(rows)
     with closing(sqlite3.connect(partial)) as db:
-        _fill(db, nodes, keys, unnamed)
+        _fill(db, nodes, keys, present)
+        db.execute("INSERT INTO meta VALUES ('rows', ?)", (digest,))
+        db.commit()
     partial.replace(path)
     log.info("lexicon: %d nodes, %d keys cached in %s", nodes.height, keys.height, path)
     return path
+
+
+def _rows_digest(rows: list[dict], present: list[str]) -> str:
+    """What a lexicon is built from, as one digest: its rows in id order, the labels that have
+    nodes the lexicon names none of, and the lexicon's format."""
+    ordered = sorted(rows, key=lambda row: row["id"])
+    text = orjson.dumps([LEXICON_FORMAT, sorted(present), ordered], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(text).hexdigest()
+
+
+def _lexicon_of_rows(folder: Path, digest: str) -> Path | None:
+    """A cached lexicon of this format built from rows of ``digest``, if any."""
+    for built in folder.glob(_file_name("*")):
+        try:
+            with closing(sqlite3.connect(f"file:{built}?mode=ro", uri=True)) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'rows'").fetchone()
+        except sqlite3.Error:  # a lexicon without a meta table, or one being removed
+            continue
+        if row is not None and row[0] == digest:
+            return built
+    return None
 
 
 def _forget_others(current: Path) -> None:
@@ -397,6 +436,7 @@ def _fill(
         CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER, only_label TEXT);
         CREATE TABLE labels (label TEXT PRIMARY KEY);
         CREATE TABLE sorted (kind TEXT PRIMARY KEY, text TEXT);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
         """
     )
     # an abbreviation among synonyms ("XECD", "MPSII") is no name to respell: "xkcd" is no
@@ -438,14 +478,14 @@ def graph_digest(versions: list[dict]) -> str:
     return hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
 
 
-def _read_graph(store: GraphStore) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    """The lexicon's frames, and the ``named: false`` labels that have nodes: a question may
+def _read_graph(store: GraphStore) -> tuple[list[dict], list[str]]:
+    """The lexicon's rows, and the ``named: false`` labels that have nodes: a question may
     still ask for them ("What sections does <a GO term> have?" asks for label sections, which
     GO terms have none of)."""
     unnamed = [label for label, spec in load_schema().labels.items() if not spec.named]
     rows = lexicon_rows(store, unnamed)
     present = [label for label in unnamed if store.read(f"MATCH (n:{label}) RETURN 1 LIMIT 1")]
-    return (*_frames(rows), present)
+    return rows, present
 
 
 def lexicon_rows(store: GraphStore, unnamed: list[str]) -> list[dict]:

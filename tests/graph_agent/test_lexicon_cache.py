@@ -4,6 +4,7 @@ graph is written read the lexicon of the graph as it was."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 from collections.abc import Iterator
@@ -62,6 +63,43 @@ def test_a_question_asked_while_the_graph_is_written_reads_the_earlier_lexicon(
     assert after.digest == changed
     assert _cached(tmp_path) == [f"lexicon-{LEXICON_FORMAT}-{changed}.sqlite"]
     assert Lexicon.load(agent_graph, tmp_path).digest == changed  # read, not built again
+
+
+def _keys(lexicon: Lexicon) -> list[tuple]:
+    return lexicon._db.execute("SELECT key, id, rule, text FROM keys ORDER BY rowid").fetchall()
+
+
+def test_a_new_state_with_the_same_names_takes_the_earlier_lexicon_as_it_is(
+    agent_graph: GraphStore,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a refresh that changed edges and no name leaves the names a lexicon is read from as
+    # they were: the new state's file is the earlier one's, not built again
+    before = Lexicon.load(agent_graph, tmp_path)
+    request.getfixturevalue("another_state")
+    with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon"):
+        with LexiconBuild(tmp_path) as writing:
+            same = writing.lexicon(agent_graph)
+    assert same.digest != before.digest
+    assert "reused" in caplog.text
+    assert _keys(same) == _keys(before)
+    # a name more: the next state's lexicon is built, and holds it
+    node = {"id": "HP:9999990", "name": "Lexicon cache test phenotype"}
+    agent_graph.write("CREATE (:Entity:Phenotype {id: $id, name: $name})", node)
+    try:
+        agent_graph.write(
+            "MATCH (v:SourceVersion {id: $id}) SET v.load_id = 'load-2'", {"id": EXTRA_LOAD["id"]}
+        )
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon"):
+            with LexiconBuild(tmp_path) as writing:
+                renamed = writing.lexicon(agent_graph)
+        assert "reused" not in caplog.text
+        assert [e.id for e in renamed.by_key["lexicon cache test phenotype"]] == [node["id"]]
+    finally:
+        agent_graph.write("MATCH (n:Phenotype {id: $id}) DETACH DELETE n", node)
 
 
 def test_the_lexicon_builder_removes_partial_files_of_dead_builders_only(
