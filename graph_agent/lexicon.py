@@ -4,8 +4,9 @@ Grounding by normalised name keys (the approach of Gilda and of ChEMBL/RxNorm na
 makes case, punctuation, spacing and salt words irrelevant, and it is the only way to reach list
 properties (synonyms, brand names) on ArcadeDB, whose full-text indexes cover single strings
 only. The lexicon is read from the graph once (seconds for 100k nodes) and cached as an indexed
-SQLite file keyed by the current load of every source, so it is rebuilt exactly when the graph
-changed and opened in milliseconds otherwise. The sorted lists typo-tolerant matching scans
+SQLite file keyed by the current load of every source, so it is read again when the graph
+changed and opened in milliseconds otherwise; a new state whose names are those of a cached
+lexicon (a refresh that changed only edges) takes that file rather than building its own. The sorted lists typo-tolerant matching scans
 are stored whole, one text each, because reading a release-size graph's million keys row by row
 took seconds of every CLI question; documents' titles (drug labels and their sections, over
 half of those keys) stay exact keys only, since their words are their drug's names.
