@@ -41,7 +41,8 @@ from rapidfuzz.distance import OSA
 from biokg.embedding.search import Reader
 from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
-from biokg.graph_agent.lexicon import RULE_SCORES, Lexicon
+from biokg.graph_agent.lexicon import Lexicon
+from biokg.graph_agent.lexicon_build import RULE_SCORES
 from biokg.graph_agent.linking_score import (
     GUESS_RULES,
     LinkScorer,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from biokg.embedding.models import Embedder
 from biokg.embedding.search import Reader, fulltext_search, vector_neighbours, vector_search
 from biokg.embedding.texts import embedded_labels
-from biokg.graph_agent.lexicon import DOCUMENT_CATEGORY
+from biokg.graph_agent.lexicon_build import DOCUMENT_CATEGORY
 from biokg.graph_agent.text import STOP_WORDS, stem
 from biokg.names import name_key
 from biokg.schema import GraphSchema

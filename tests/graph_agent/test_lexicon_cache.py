@@ -13,13 +13,8 @@ from pathlib import Path
 import pytest
 
 from biokg import cypher
-from biokg.graph_agent.lexicon import (
-    LEXICON_FORMAT,
-    Lexicon,
-    LexiconBuild,
-    graph_digest,
-    lexicon_rows,
-)
+from biokg.graph_agent.lexicon import Lexicon, LexiconBuild, graph_digest
+from biokg.graph_agent.lexicon_build import LEXICON_FORMAT, lexicon_rows
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 
@@ -79,7 +74,7 @@ def test_a_new_state_with_the_same_names_takes_the_earlier_lexicon_as_it_is(
     # they were: the new state's file is the earlier one's, not built again
     before = Lexicon.load(agent_graph, tmp_path)
     request.getfixturevalue("another_state")
-    with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon"):
+    with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon_build"):
         with LexiconBuild(tmp_path) as writing:
             same = writing.lexicon(agent_graph)
     assert same.digest != before.digest
@@ -93,7 +88,7 @@ def test_a_new_state_with_the_same_names_takes_the_earlier_lexicon_as_it_is(
             "MATCH (v:SourceVersion {id: $id}) SET v.load_id = 'load-2'", {"id": EXTRA_LOAD["id"]}
         )
         caplog.clear()
-        with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon"):
+        with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon_build"):
             with LexiconBuild(tmp_path) as writing:
                 renamed = writing.lexicon(agent_graph)
         assert "reused" not in caplog.text
