@@ -153,9 +153,7 @@ def build_phases(
             ),
         )
         save_snapshot(settings.cache_dir, plan.release, records)  # a refresh's baseline
-    clock.time(
-        "bridge", lambda: builder.bridge(store, writer, settings, offline=False, force=False)
-    )
+    clock.time("bridge", lambda: builder.bridge(store, writer, settings, offline=False))
     clock.time("embed", lambda: embed_nodes(store, settings))
 
 
