@@ -195,8 +195,11 @@ def abstention_at_size(env: dict[str, str], scored: Path, generated: tuple[str, 
     sources = {f"infores:{name}" for name in generated}
     at_size = 0
     for row in answered:
-        _, out = _cli(env, "ask", row["question"], "--json")
-        answer = json.loads(out)
+        try:
+            answer = json.loads(_cli(env, "ask", row["question"], "--json", timeout=300)[1])
+        except (json.JSONDecodeError, subprocess.TimeoutExpired):  # no answer to read
+            print(f"    {row['id']}: failed abstention (asked again, the CLI gave no answer)")
+            continue
         exact = all(
             c["rule"] not in GUESS_RULES for m in answer["mentions"] for c in m["candidates"]
         )
@@ -230,11 +233,13 @@ def agent(env: dict[str, str], limit: int, jobs: int, generated: tuple[str, ...]
     would build its own)."""
     seconds, _ = _cli(env, "ask", "What does Viagra target?")
     print(f"  first question (builds the lexicon of this graph state): {seconds:.1f} s")
-    scored = Path(tempfile.mkdtemp(prefix="biokg-bench-scored-")) / "dev.jsonl"
-    out, errors = _errors(_score(env, limit, jobs, scored))
-    print(out.strip()[-1500:])
-    print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {TARGETS['errors']})")
-    abstention_at_size(env, scored, generated)
+    with tempfile.TemporaryDirectory(prefix="biokg-bench-scored-") as folder:
+        scored = Path(folder) / "dev.jsonl"  # holds the gold: never kept
+        out, errors = _errors(_score(env, limit, jobs, scored))
+        print(out.strip()[-1500:])
+        target = TARGETS["errors"]
+        print(f"  engine errors in the {jobs}-at-a-time run: {errors}  (target {target})")
+        abstention_at_size(env, scored, generated)
     args = ["--limit", str(limit)] if limit else []
     questions = EVAL / "dev_questions.jsonl"
     asked = subprocess.run(

@@ -6,8 +6,9 @@ style is "<the product> activity"), a signalling process after the receptor of i
 adjective people write instead ("a nuclear protein": the nucleus). Questions use the product
 ("Which genes are protein kinases?"), the short process ("genes in insulin signalling") and the
 adjective ("mitochondrial proteins"). The lexicon keys each form beside the term's own names,
-under its own rule (``derived``, below synonyms), and the linker's scorer judges a derived key
-as it judges any exact key (docs/decisions/0018-scored-linking.md, "GO's naming conventions").
+under its own rule (``derived``, below synonyms); the linker's scorer always judges a derived
+key (its features are an exact key's, at the rule's score), as it judges guesses, and never
+trusts it for its length (docs/decisions/0018-scored-linking.md, 2026-12-01).
 
 Nothing here is a list of terms: the forms follow from the names and from the graph's own
 vocabulary (an adjective is kept only when some name of the graph uses it).

@@ -83,7 +83,7 @@ class Lexicon:
     @classmethod
     def from_rows(cls, rows: list[dict]) -> Lexicon:
         """A lexicon in memory from node rows shaped like ``cypher/agent_lexicon.cypher``'s
-        (id, label, name, synonyms, xrefs, symbol, brand_names, generic_names): the unit
+        (id, label, name, synonyms, xrefs, symbol, brand_names, generic_names, namespace): the unit
         tests' small lexicons go through the same keys as the graph's."""
         return cls.from_frames(*frames(rows))
 

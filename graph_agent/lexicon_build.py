@@ -21,6 +21,7 @@ import shutil
 import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,11 +71,13 @@ _KEY_COLUMNS = ("key", "id", "rule", "text")
 _ALIAS_RULES = frozenset({"symbol", "synonym"})
 _NODE_COLUMNS = ("id", "label", "name")
 #: Keys that are not names as written but forms of them (a disease title's head, a GO term's
-#: product, short process or adjective): no words of their own to count, respell or fuzz.
+#: product, short process or adjective): no words of their own to count or respell (a title's
+#: head is still a key typo-tolerant matching reads; a GO form is not).
 _FORM_RULES = ("base", "derived")
 _REF_RULES = ("id", "xref")
-#: The digest of every row a lexicon was built from (see :func:`_whole_digest`).
-_WHOLE = "SELECT value FROM meta WHERE key = 'rows'"
+#: A lexicon's build record: ``rows``, the digest of what it was built from
+#: (:func:`_whole_digest`); ``keys``, the code that keyed it (:func:`_key_code`).
+_META = "SELECT value FROM meta WHERE key = ?"
 
 
 def file_name(digest: str) -> str:
@@ -90,7 +93,11 @@ def newest_lexicon(folder: Path) -> Path | None:
 
 
 def build_file(store: GraphStore, path: Path) -> Path:
-    """Read the graph into the lexicon file ``path`` (see :func:`write_file`)."""
+    """Read the graph into the lexicon file ``path`` (see :func:`write_file`).
+
+    Raises:
+        StoreError: the graph could not be read.
+    """
     rows, present = read_graph(store)
     return write_file(rows, present, path)
 
@@ -98,34 +105,54 @@ def build_file(store: GraphStore, path: Path) -> Path:
 def write_file(rows: list[dict], present: list[str], path: Path) -> Path:
     """Write the lexicon of ``rows`` to ``path``, from the newest earlier lexicon beside it
     when there is one (module docstring); written aside, then moved in place, so a concurrent
-    reader sees all of it or nothing. ``present``: the ``named: false`` labels with nodes."""
+    reader sees all of it or nothing.
+
+    Args:
+        rows: the lexicon rows (:func:`lexicon_rows`).
+        present: the ``named: false`` labels that have nodes.
+        path: the file to write (:func:`file_name` in the cache's lexicon folder).
+
+    Returns:
+        ``path``.
+    """
     digests = _row_digests(rows)
-    whole = _whole_digest(digests, present)
+    code = _key_code()
+    whole = _whole_digest(digests, present, code)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.unlink(missing_ok=True)  # a build of this process that failed half-way
     earlier = newest_lexicon(path.parent)
-    if earlier is not None and _stored(earlier, _WHOLE) == [(whole,)]:
-        shutil.copyfile(earlier, partial)
+    if earlier is not None and _stored(earlier, _META, "rows") == [(whole,)]:
+        _link_or_copy(earlier, partial)
         partial.replace(path)
         log.info("lexicon: the names of %s are those of %s: reused", path.name, earlier.name)
         return path
-    kept = _kept_keys(earlier, digests) if earlier is not None else None
+    kept = _kept_keys(earlier, digests, code) if earlier is not None else None
     nodes, keys = frames(rows, kept=kept)
     with closing(sqlite3.connect(partial)) as db:
         fill(db, nodes, keys, present)
         db.executemany("INSERT INTO rows VALUES (?, ?)", digests.items())
-        db.execute("INSERT INTO meta VALUES ('rows', ?)", (whole,))
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [("rows", whole), ("keys", code)])
         db.commit()
     partial.replace(path)
     reused = 0 if kept is None else kept["id"].n_unique()
     log.info(
-        "lexicon: %d nodes (%d names kept from the earlier lexicon), %d keys cached in %s",
+        "lexicon: %d nodes (%d of them keyed by the earlier lexicon), %d keys cached in %s",
         nodes.height,
         reused,
         keys.height,
         path,
     )
     return path
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``target`` as a second name of ``source`` (a lexicon is never written once built), or a
+    copy where the file system cannot link."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _row_digests(rows: list[dict]) -> dict[str, int]:
@@ -140,31 +167,53 @@ def _row_digests(rows: list[dict]) -> dict[str, int]:
     }
 
 
-def _whole_digest(digests: dict[str, int], present: list[str]) -> str:
+@cache
+def _key_code() -> str:
+    """A digest of what turns a row into keys besides the row: the code of the modules that
+    make keys (name keys, GO forms, this module) and schema/'s node labels (which are
+    documents, which are named), so that keys kept from an earlier lexicon are never those of
+    other code."""
+    from biokg import names
+    from biokg.graph_agent import go_forms, text
+
+    digest = hashlib.sha256()
+    for source in (names.__file__, text.__file__, go_forms.__file__, __file__):
+        digest.update(Path(source).read_bytes())
+    labels = sorted(
+        (label, spec.category, spec.named) for label, spec in load_schema().labels.items()
+    )
+    digest.update(orjson.dumps(labels))
+    return digest.hexdigest()
+
+
+def _whole_digest(digests: dict[str, int], present: list[str], code: str) -> str:
     """What a lexicon is built from, as one digest: every row's, the labels that have nodes the
-    lexicon names none of, and the lexicon's format."""
-    state = [LEXICON_FORMAT, sorted(present), sorted(digests.items())]
+    lexicon names none of, the key code (:func:`_key_code`) and the lexicon's format."""
+    state = [LEXICON_FORMAT, code, sorted(present), sorted(digests.items())]
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
 
 
-def _stored(path: Path, sql: str) -> list[tuple]:
+def _stored(path: Path, sql: str, *params: object) -> list[tuple]:
     """Rows of a query on a cached lexicon, none if it cannot be read (an older build without
     the table, or a file being removed)."""
     try:
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            return db.execute(sql).fetchall()
+            return db.execute(sql, params).fetchall()
     except sqlite3.Error:
         return []
 
 
-def _kept_keys(earlier: Path, digests: dict[str, int]) -> pl.DataFrame | None:
+def _kept_keys(earlier: Path, digests: dict[str, int], code: str) -> pl.DataFrame | None:
     """The earlier lexicon's name keys of the nodes whose rows are unchanged (GO forms left
-    out: they are derived again from the whole vocabulary), None if it kept no digests."""
+    out: they are derived again from the whole vocabulary); None if it kept no digests or was
+    keyed by other code."""
     import polars as pl
 
+    if _stored(earlier, _META, "keys") != [(code,)]:
+        return None
     stored = dict(_stored(earlier, "SELECT id, digest FROM rows"))
     same = [node for node, digest in digests.items() if stored.get(node) == digest]
-    if not stored or not same:
+    if not same:
         return None
     names = _stored(earlier, "SELECT key, id, rule, text FROM keys WHERE rule != 'derived'")
     frame = pl.DataFrame(names, schema=dict.fromkeys(_KEY_COLUMNS, pl.String), orient="row")
@@ -174,15 +223,50 @@ def _kept_keys(earlier: Path, digests: dict[str, int]) -> pl.DataFrame | None:
 def fill(
     db: sqlite3.Connection, nodes: pl.DataFrame, keys: pl.DataFrame, unnamed: Iterable[str] = ()
 ) -> None:
-    """Write the lexicon's tables from its frames; ``unnamed``: labels with nodes in the graph
-    that the lexicon holds no names of (``labels`` lists them too)."""
+    """Write the lexicon's tables from its frames (:func:`frames`).
+
+    Args:
+        db: an empty SQLite database.
+        nodes: id, label and name of every node.
+        keys: key, id, rule and text of every way a node is named, best match of a key first.
+        unnamed: labels with nodes in the graph that the lexicon holds no names of (``labels``
+            lists them too).
+    """
     import polars as pl  # only when building: polars costs every CLI question 0.08 s to import
 
+    db.executescript(_TABLES)
     names = keys.filter(~pl.col("rule").is_in(_REF_RULES))
     refs = keys.filter(pl.col("rule").is_in(_REF_RULES))
     refs = refs.unique("key", keep="first", maintain_order=True)
-    # words of the names as written: a title's head repeats its words (counts stay true)
-    words = (
+    db.executemany("INSERT INTO sorted VALUES (?, ?)", _sorted_lists(names))
+    db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", nodes.unique("id").sort("id").iter_rows())
+    db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
+    db.executemany("INSERT INTO ids VALUES (?, ?)", refs.select("key", "id").iter_rows())
+    db.executemany("INSERT INTO words VALUES (?, ?, ?)", _word_counts(names, nodes).iter_rows())
+    present = {*nodes["label"].unique(), *unnamed}
+    db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in sorted(present)))
+    db.execute("CREATE INDEX keys_by_key ON keys (key)")
+    db.commit()
+
+
+_TABLES = """
+CREATE TABLE nodes (id TEXT PRIMARY KEY, label TEXT, name TEXT);
+CREATE TABLE keys (key TEXT, id TEXT, rule TEXT, text TEXT);
+CREATE TABLE ids (ref TEXT PRIMARY KEY, id TEXT);
+CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER, only_label TEXT);
+CREATE TABLE labels (label TEXT PRIMARY KEY);
+CREATE TABLE sorted (kind TEXT PRIMARY KEY, text TEXT);
+CREATE TABLE rows (id TEXT PRIMARY KEY, digest INTEGER);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+def _word_counts(names: pl.DataFrame, nodes: pl.DataFrame) -> pl.DataFrame:
+    """Per word of the names as written: how many keys use it, and its one label if it has
+    one (a title's head repeats its words, so forms are left out and counts stay true)."""
+    import polars as pl
+
+    return (
         names.filter(~pl.col("rule").is_in(_FORM_RULES))
         .join(nodes.unique("id").select("id", "label"), on="id", how="left")
         .select(pl.col("key").str.split(" ").alias("word"), "label")
@@ -192,19 +276,15 @@ def fill(
             n=pl.len(),
             only_label=pl.when(pl.col("label").n_unique() == 1).then(pl.col("label").first()),
         )
+        .sort("word")
     )
-    db.executescript(
-        """
-        CREATE TABLE nodes (id TEXT PRIMARY KEY, label TEXT, name TEXT);
-        CREATE TABLE keys (key TEXT, id TEXT, rule TEXT, text TEXT);
-        CREATE TABLE ids (ref TEXT PRIMARY KEY, id TEXT);
-        CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER, only_label TEXT);
-        CREATE TABLE labels (label TEXT PRIMARY KEY);
-        CREATE TABLE sorted (kind TEXT PRIMARY KEY, text TEXT);
-        CREATE TABLE rows (id TEXT PRIMARY KEY, digest INTEGER);
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-        """
-    )
+
+
+def _sorted_lists(names: pl.DataFrame) -> list[tuple[str, str]]:
+    """The sorted lists typo-tolerant matching scans: name keys of four letters or more (no
+    documents' titles, no GO forms) and the words of names as written."""
+    import polars as pl
+
     # an abbreviation among synonyms ("XECD", "MPSII") is no name to respell: "xkcd" is no
     # typo of it (a gene's official symbol stays respellable)
     abbreviation = (pl.col("rule") == "synonym") & pl.col("text").str.contains(
@@ -221,21 +301,10 @@ def fill(
         .explode("word")
         .filter(pl.col("word").str.len_chars() >= 4)
     )
-    db.executemany(
-        "INSERT INTO sorted VALUES (?, ?)",
-        [
-            ("keys", SORTED_SEPARATOR.join(fuzzy["key"].unique().sort())),
-            ("words", SORTED_SEPARATOR.join(spelt["word"].unique().sort())),
-        ],
-    )
-    db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", nodes.unique("id").sort("id").iter_rows())
-    db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", names.iter_rows())
-    db.executemany("INSERT INTO ids VALUES (?, ?)", refs.select("key", "id").iter_rows())
-    db.executemany("INSERT INTO words VALUES (?, ?, ?)", words.sort("word").iter_rows())
-    present = {*nodes["label"].unique(), *unnamed}
-    db.executemany("INSERT INTO labels VALUES (?)", ((label,) for label in sorted(present)))
-    db.execute("CREATE INDEX keys_by_key ON keys (key)")
-    db.commit()
+    return [
+        ("keys", SORTED_SEPARATOR.join(fuzzy["key"].unique().sort())),
+        ("words", SORTED_SEPARATOR.join(spelt["word"].unique().sort())),
+    ]
 
 
 def read_graph(store: GraphStore) -> tuple[list[dict], list[str]]:
@@ -269,8 +338,17 @@ def lexicon_rows(store: GraphStore, unnamed: list[str]) -> list[dict]:
 def frames(
     rows: list[dict], *, kept: pl.DataFrame | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Node and key frames from lexicon rows: every way each node can be named. ``kept``: name
-    keys of nodes whose rows are unchanged since an earlier lexicon (taken, not computed)."""
+    """Node and key frames from lexicon rows: every way each node can be named.
+
+    Args:
+        rows: the lexicon rows (:func:`lexicon_rows`).
+        kept: name keys of nodes whose rows are unchanged since an earlier lexicon (taken, not
+            computed again).
+
+    Returns:
+        The nodes (id, label, name) and their keys (key, id, rule, text), one per key and
+        node, best match of a key first (:func:`_canonical`).
+    """
     import polars as pl  # only when building (see fill)
 
     schema = load_schema()
@@ -288,8 +366,9 @@ def frames(
             keys += _name_keys(row, documents)
     columns = dict.fromkeys(_KEY_COLUMNS, pl.String)
     named = pl.DataFrame(keys, schema=columns, orient="row")
-    if kept is not None:
-        named = pl.concat([named, kept])
+    # the kept keys are one per (key, node) already: the computed ones are made so before
+    # anything is derived from them, so both roads derive from the same keys
+    named = _canonical(pl.concat([named, kept]) if kept is not None else named)
     genes = pl.DataFrame(
         {"id": [row["id"] for row in rows if row["label"] == "Gene"]}, schema={"id": pl.String}
     )
@@ -298,15 +377,21 @@ def frames(
     )
     vocabulary = set(named["key"].str.split(" ").explode().unique())
     forms = _go_forms(rows, vocabulary, set(gene_keys["key"]))
-    frame = (
-        pl.concat([named, pl.DataFrame(forms, schema=columns, orient="row")])
-        .filter(pl.col("key") != "")
+    return nodes, _canonical(pl.concat([named, pl.DataFrame(forms, schema=columns, orient="row")]))
+
+
+def _canonical(keys: pl.DataFrame) -> pl.DataFrame:
+    """One key per (key, node), the best by rule score, in one order whatever the rows' order:
+    rule score, then id, key, rule and text (the best match of a key first)."""
+    import polars as pl
+
+    return (
+        keys.filter(pl.col("key") != "")
         .with_columns(s=pl.col("rule").replace_strict(RULE_SCORES, return_dtype=pl.Float64))
         .sort(["s", "id", "key", "rule", "text"], descending=[True, False, False, False, False])
         .unique(["key", "id"], keep="first", maintain_order=True)
         .drop("s")
     )
-    return nodes, frame
 
 
 def _ref_keys(row: dict) -> list[tuple[str, str, str, str]]:

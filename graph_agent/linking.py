@@ -455,8 +455,9 @@ class EntityLinker:
         return tuple(w for _, w in near), tuple(w for i, w in near if i >= end)
 
     def _named(self, text: str, span: list[_Token]) -> list[Candidate]:
-        """Nodes the span names exactly, or once one misspelt word is respelled (rule ``fuzzy``);
-        best first, all of them (the caller keeps the top tier).
+        """Nodes the span names exactly (its last word also as a plural's singular, an exact
+        name still), or once one misspelt word is respelled (rule ``fuzzy``); best first, all
+        of them (the caller keeps the top tier).
 
         A respelling is tried only for a span of several words and one word at a time: a typo
         that is itself a word ("Mael" the gene symbol in "Mael infertility") loses to the longer

@@ -285,7 +285,12 @@ class DeterministicPlanner:
         # ("Which drugs bind to <a GO function>?": the genes annotated with it, then the drugs
         # that target them; the cued type cannot touch a GO term)
         requests += [
-            ChainWalk(tuple(seeds), other, focus, why="two-hop chain ending in the asked type")
+            ChainWalk(
+                tuple(seeds),
+                other,
+                Focus(focus.words, self._kinds_of(intent, other.targets), focus.only_relevant),
+                why="two-hop chain ending in the asked type",
+            )
             for other in self._schema_chains(labels, targets, last=intent.relations)
             if other != chain
         ]
@@ -676,8 +681,9 @@ class DeterministicPlanner:
     def _schema_chains(
         self, labels: set[str], targets: tuple[str, ...], *, last: tuple[str, ...] | None = None
     ) -> list[Chain]:
-        """The chains of :meth:`_schema_chain` in schema order, one per first type; with
-        ``last``, only those whose second type is one of ``last``."""
+        """The chains of :meth:`_schema_chain` in schema order, one per first type and middle
+        label (the first second type that reaches an asked label from there); with ``last``,
+        only those whose second type is one of ``last``."""
         if not targets or last == ():
             return []
         found = []

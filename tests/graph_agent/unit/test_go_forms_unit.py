@@ -15,8 +15,6 @@ from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.schema import load_schema
 
-pytestmark = pytest.mark.unit
-
 ROWS = [
     {"id": "GO:0004672", "label": "GOTerm", "name": "protein kinase activity",
      "namespace": "molecular_function"},

@@ -114,7 +114,7 @@ LATER = [
 
 
 def _tables(path: Path) -> dict[str, list[tuple]]:
-    """Every table of a lexicon file but its build record, rows in stored order."""
+    """Every table of a lexicon file, its build record included, rows in stored order."""
     with closing(sqlite3.connect(path)) as db:
         names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         return {n: db.execute(f"SELECT * FROM {n} ORDER BY rowid").fetchall() for n in names}
@@ -129,7 +129,7 @@ def test_a_lexicon_built_from_an_earlier_one_equals_a_full_build(
     write_file(EARLIER, [], tmp_path / "from-earlier" / file_name("a"))
     with caplog.at_level(logging.INFO, logger="biokg.graph_agent.lexicon_build"):
         later = write_file(LATER, [], tmp_path / "from-earlier" / file_name("b"))
-    assert "3 names kept from the earlier lexicon" in caplog.text
+    assert "(3 of them keyed by the earlier lexicon)" in caplog.text
     full = write_file(LATER, [], tmp_path / "full" / file_name("b"))
     assert _tables(later) == _tables(full)
     lexicon = Lexicon(sqlite3.connect(later))
