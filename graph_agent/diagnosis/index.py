@@ -21,6 +21,7 @@ so a case costs a few sparse column slices, not a graph scan per disease.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 
 from biokg.files import atomic_path
 from biokg.graph_agent.ranking import frequency
+
+log = logging.getLogger(__name__)
 
 #: Frequency of an annotation without a frequency qualifier (most OMIM lines): neither always
 #: nor rarely present. LIRICAL assumes 1.0; on the development cases 0.5 ranked better
@@ -245,27 +249,60 @@ def _name(disease: str, groups: dict[str, list[str]], names: dict[str, str | Non
 
 
 def _closures(n: int, hierarchy: pl.DataFrame, index: dict[str, int]) -> list[np.ndarray]:
-    """Each term's ancestors, itself included (iterative: HPO is a DAG ~15 levels deep)."""
-    parents: list[list[int]] = [[] for _ in range(n)]
-    for child, parent in hierarchy.select("child", "parent").iter_rows():
-        if child in index and parent in index:
-            parents[index[child]].append(index[parent])
-    done: list[np.ndarray | None] = [None] * n
+    """Each term's ancestors, itself included.
+
+    HPO is a DAG ~15 levels deep, walked iteratively. A cycle (terms stated to be kinds of one
+    another) would make that walk endless; its terms are taken as ancestors of one another
+    (the strongly connected components of the IS_A graph, condensed to a DAG), with a warning.
+    """
+    pairs = [
+        (index[child], index[parent])
+        for child, parent in hierarchy.select("child", "parent").iter_rows()
+        if child in index and parent in index
+    ]
+    edges = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    graph = sparse.csr_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
+    count, component = connected_components(graph, directed=True, connection="strong")
+    if count < n:
+        in_cycles = int((np.bincount(component)[component] > 1).sum())
+        log.warning(
+            "phenotype hierarchy: %d terms in IS_A cycles, each cycle's terms taken as "
+            "ancestors of one another",
+            in_cycles,
+        )
+    members: list[list[int]] = [[] for _ in range(count)]
+    for term, c in enumerate(component.tolist()):
+        members[c].append(term)
+    parents: list[set[int]] = [set() for _ in range(count)]
+    ends = zip(component[edges[:, 0]].tolist(), component[edges[:, 1]].tolist(), strict=True)
+    for child, parent in ends:
+        if child != parent:
+            parents[child].add(parent)
+    done = _dag_closures(count, parents)
+    return [
+        np.fromiter(sorted(t for a in done[component[term]] for t in members[a]), dtype=np.int32)
+        for term in range(n)
+    ]
+
+
+def _dag_closures(n: int, parents: list[set[int]]) -> list[list[int]]:
+    """Each node's ancestors, itself included, in a DAG given by ``parents`` (iterative)."""
+    done: list[list[int] | None] = [None] * n
     for start in range(n):
         stack = [start]
         while stack:
-            term = stack[-1]
-            if done[term] is not None:
+            node = stack[-1]
+            if done[node] is not None:
                 stack.pop()
                 continue
-            todo = [p for p in parents[term] if done[p] is None]
+            todo = [p for p in parents[node] if done[p] is None]
             if todo:
                 stack.extend(todo)
                 continue
-            found = {term}
-            for p in parents[term]:
-                found.update(done[p].tolist())
-            done[term] = np.fromiter(sorted(found), dtype=np.int32)
+            found = {node}
+            for p in parents[node]:
+                found.update(done[p])
+            done[node] = sorted(found)
             stack.pop()
     return done  # type: ignore[return-value]
 

@@ -20,6 +20,7 @@ import polars as pl
 from biokg import cypher
 from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex, build_index
+from biokg.schema import load_schema
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ _BUILDING = threading.Lock()
 
 
 #: Bumped when the cached rows' columns change, so rows of an older layout are read again.
-ROWS_FORMAT = 2
+ROWS_FORMAT = 3
 
 
 def load_key(store: GraphStore) -> str:
@@ -101,11 +102,17 @@ def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
         if name == "diagnosis_annotations" and store.http_api:
             rows = _scanned_annotations(store)
         else:
-            rows = store.read(cypher.load(name))
+            rows = store.read(cypher.load(name), {"source": _ontology_source()})
         frames[name] = pl.DataFrame(rows, schema=schema)
     annotations = frames["diagnosis_annotations"]
     frames["diagnosis_annotations"] = annotations.sort("disease", "term", "edge")
     return frames
+
+
+def _ontology_source() -> str:
+    """The source whose IS_A edges are the phenotype hierarchy: the first of schema/'s
+    precedence for Phenotype (HPO's own load of hp.obo)."""
+    return load_schema().precedence.order("Phenotype")[0]
 
 
 def _scanned_annotations(store: GraphStore) -> list[dict]:

@@ -133,3 +133,23 @@ def test_the_sql_scan_reads_the_annotations_the_cypher_template_reads(
     )
     read = pl.DataFrame(rows, schema=scanned.schema).sort("disease", "term", "edge")
     assert read.equals(scanned.filter(pl.col("disease").is_in(sample)))
+
+
+def test_the_hierarchy_is_the_ontologys_own_is_a_edges(agent_graph: GraphStore) -> None:
+    # another source's IS_A between two HPO terms (here the reverse of HPO's own Focal-onset
+    # seizure is_a Seizure: a cycle) is no part of the ontology the ranker reads
+    edge = {"child": SEIZURE, "parent": FOCAL, "id": "test-diagnosis-cycle"}
+    agent_graph.write(
+        "MATCH (c:Phenotype {id: $child}), (p:Phenotype {id: $parent}) "
+        "CREATE (c)-[:IS_A {id: $id, source: 'infores:primekg'}]->(p)",
+        edge,
+    )
+    try:
+        rows = agent_graph.read(
+            cypher.load("diagnosis_hierarchy"), {"source": "infores:hpo-annotations"}
+        )
+        pairs = {(r["child"], r["parent"]) for r in rows}
+        assert (FOCAL, SEIZURE) in pairs  # HPO's own edge
+        assert (SEIZURE, FOCAL) not in pairs
+    finally:
+        agent_graph.write("MATCH ()-[r:IS_A {id: $id}]->() DELETE r", edge)

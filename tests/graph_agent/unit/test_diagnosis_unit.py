@@ -64,6 +64,19 @@ def test_closures_and_propagated_frequencies(index) -> None:
     assert index.absent[index.disease_index["D4"]][0].edge == "e4"
 
 
+def test_terms_in_an_is_a_cycle_are_ancestors_of_one_another(caplog) -> None:
+    # B is_a A is_a B (a source stating two terms kinds of each other): the walk ends, and
+    # each of them, and B's child E, reaches both and the root
+    cyclic = pl.DataFrame({"child": ["A", "B", "A", "C", "E"], "parent": ["R", "A", "B", "R", "B"]})
+    terms = pl.DataFrame({"id": ["R", "A", "B", "C", "E"], "name": ["r", "a", "b", "c", "e"]})
+    built = build_index(terms, cyclic, ANNOTATIONS, TWINS)
+    t = built.term_index
+    closure = {x: sorted(built.terms[i] for i in built.closures[t[x]]) for x in ("A", "B", "E")}
+    assert closure == {"A": ["A", "B", "R"], "B": ["A", "B", "R"], "E": ["A", "B", "E", "R"]}
+    assert sorted(built.terms[i] for i in built.closures[t["C"]]) == ["C", "R"]
+    assert "2 terms in IS_A cycles" in caplog.text
+
+
 def test_information_content_counts_diseases_at_or_below(index) -> None:
     # A: D1 (through B) and D3 of the 4 diseases; C: D2 only (D4's C is absent)
     assert index.ic[index.term_index["A"]] == pytest.approx(-math.log(2 / 4))
