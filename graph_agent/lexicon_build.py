@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from biokg import cypher
 from biokg.graph_agent.go_forms import derived_names
 from biokg.graph_agent.text import greek_qualifier, mention_key, one_word
 from biokg.names import LOCAL_ID, salt_free_key
@@ -322,8 +323,6 @@ def lexicon_rows(store: GraphStore, unnamed: list[str]) -> list[dict]:
     those of the ``unnamed`` labels. The embedded engine's are read with its paged SQL
     (:meth:`GraphStore.scan_nodes`), 2.3 times the rate of the Cypher over Bolt on the
     quick-start graph; a build or refresh reads them once for its new lexicon."""
-    from biokg import cypher
-
     if not store.http_api:
         return store.read(cypher.load("agent_lexicon"), {"unnamed": unnamed}, timeout_s=300)
     columns = ["xrefs", "namespace", *_NAME_COLUMNS]

@@ -26,6 +26,7 @@ mention (a common word, a doubtful index hit) is a subject only when nothing fir
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from biokg.graph_agent import text as words
@@ -680,13 +681,12 @@ class DeterministicPlanner:
 
     def _schema_chains(
         self, labels: set[str], targets: tuple[str, ...], *, last: tuple[str, ...] | None = None
-    ) -> list[Chain]:
+    ) -> Iterator[Chain]:
         """The chains of :meth:`_schema_chain` in schema order, one per first type and middle
         label (the first second type that reaches an asked label from there); with ``last``,
-        only those whose second type is one of ``last``."""
+        only those whose second type is one of ``last`` (types the question cues)."""
         if not targets or last == ():
-            return []
-        found = []
+            return
         for first in self.schema.types:
             if first == _SUBTYPED:
                 continue
@@ -696,7 +696,7 @@ class DeterministicPlanner:
                 if via in labels or (via in targets and last is None):
                     continue
                 for second in last or self.schema.types:
-                    if second in (first, _SUBTYPED) or second not in self.schema.types:
+                    if second in (first, _SUBTYPED):
                         continue
                     reached = [
                         (out, end)
@@ -705,9 +705,8 @@ class DeterministicPlanner:
                     ]
                     if reached:
                         out, end = reached[0]
-                        found.append(Chain(first, first_out, via, second, out, (end,)))
+                        yield Chain(first, first_out, via, second, out, (end,))
                         break
-        return found
 
     def _hops(
         self, rel: str, labels: set[str], intent: Intent | None

@@ -102,7 +102,8 @@ def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
         if name == "diagnosis_annotations" and store.http_api:
             rows = _scanned_annotations(store)
         else:
-            rows = store.read(cypher.load(name), {"source": _ontology_source()})
+            params = {"source": _ontology_source()} if name == "diagnosis_hierarchy" else {}
+            rows = store.read(cypher.load(name), params)
         frames[name] = pl.DataFrame(rows, schema=schema)
     annotations = frames["diagnosis_annotations"]
     frames["diagnosis_annotations"] = annotations.sort("disease", "term", "edge")
