@@ -119,7 +119,10 @@ def outcomes_at(
         linked = {
             d.candidate.id
             for pairs in spans.values()
-            if any(d.trusted or scorer.probability(d.features) >= scorer.threshold for d in pairs)
+            if any(
+                d.trusted or scorer.probability(d.features, rivals=d.rivals) >= scorer.threshold
+                for d in pairs
+            )
             for d in pairs
         }
         out.append(_Outcome(item, linked))

@@ -101,6 +101,9 @@ class _Token:
     corrected: bool = False
     #: Other readings of ``key``, each one word respelled: tried only inside a longer name.
     alts: tuple[str, ...] = ()
+    #: ``key`` with a respelled word read as another word as few edits from it as the one
+    #: chosen (no inflection of it): the other names the span may be, where they are names
+    rivals: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -119,6 +122,8 @@ class Decision:
     probability: float
     #: an exact name of several words: linked whatever its probability
     trusted: bool = False
+    #: other names as near to the span as this respelling (see :meth:`LinkScorer.probability`)
+    rivals: int = 0
 
 
 @dataclass(frozen=True)
@@ -420,13 +425,14 @@ class EntityLinker:
         linked = False
         for candidate in candidates:
             values = features(span, candidate, self.lexicon.word_counts.__getitem__)
-            probability = self.scorer.probability(values)
+            rivals = self._rival_names(run, candidate) if candidate.rule == "fuzzy" else 0
+            probability = self.scorer.probability(values, rivals=rivals)
             trusted = candidate.rule not in GUESS_RULES and (
                 sum(span.content) > 1 or not (self.judge_exact_words or span.after)
             )
             if self.trace is not None:
                 self.trace.append(
-                    Decision(span.text, start, end, candidate, values, probability, trusted)
+                    Decision(span.text, start, end, candidate, values, probability, trusted, rivals)
                 )
             linked = linked or trusted or probability >= self.scorer.threshold
         return candidates if linked else []
@@ -661,6 +667,7 @@ class EntityLinker:
         key: list[str] = []
         readings: list[set[str]] = []
         respelled = False
+        rivals: list[tuple[int, str]] = []
         for token in original:
             others = set()
             if not self._ignorable(token) and not token.isdigit():
@@ -672,12 +679,13 @@ class EntityLinker:
                     continue
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
-                    closest = self._closest_word(token)
+                    closest, near = self._closest_word(token)
                     # a symbol one letter from a gene's word is another gene's ("ARTEMIS" is
                     # no typo of artemin); capitals are also how ChEMBL writes drug names
                     gene = symbol and self.lexicon.word_label(closest) == "Gene"
                     if token not in self.lexicon.words and not (words.is_common(token) or gene):
                         respelled = respelled or closest != token
+                        rivals += [(len(key), other) for other in near]
                         token = closest
                     elif counts[closest] > counts[token] or token not in self.lexicon.words:
                         others.add(closest)  # common English ("contain") is no typo on its own
@@ -688,11 +696,13 @@ class EntityLinker:
             for i, others in enumerate(readings)
             for other in sorted(others)
         )
-        return _Token(word, " ".join(key), corrected=respelled, alts=alts)
+        others_read = tuple(" ".join([*key[:i], other, *key[i + 1 :]]) for i, other in rivals)
+        return _Token(word, " ".join(key), corrected=respelled, alts=alts, rivals=others_read)
 
-    def _closest_word(self, word: str) -> str:
+    def _closest_word(self, word: str) -> tuple[str, list[str]]:
         """The most similar other lexicon word, or ``word`` itself; on a tie the one reached by
-        typing slips ("mitochondrium": mitochondrion, not mitochondrial), then the commoner."""
+        typing slips ("mitochondrium": mitochondrion, not mitochondrial), then the commoner.
+        Second: the other words of the options as few edits away, inflections of it aside."""
         options = process.extract(
             word,
             self.lexicon.word_list,
@@ -704,7 +714,30 @@ class EntityLinker:
             (o for o in options if o[0] != word),
             key=lambda o: (-o[1], slip_cost(word, o[0]), -self.lexicon.word_counts[o[0]], o[0]),
         )
-        return others[0][0] if others else word
+        if not others:
+            return word, []
+        closest = others[0][0]
+        edits = OSA.distance(word, closest)
+        return closest, [
+            o[0]
+            for o in others[1:]
+            if OSA.distance(word, o[0]) == edits and not _same_word(o[0], closest)
+        ]
+
+    def _rival_names(self, run: list[_Token], candidate: Candidate) -> int:
+        """How many other names the span is as near to as to the respelling linked: the span
+        with one respelled word read as its rival that the lexicon holds as a name key (the
+        candidate's name, and a name of its family, "Noonan syndrome 4" beside "Noonan
+        syndrome 1", are none)."""
+        worded = [t for t in run if t.key]
+        keys = [t.key for t in worded]
+        readings = {
+            " ".join([*keys[:i], rival, *keys[i + 1 :]])
+            for i, token in enumerate(worded)
+            for rival in token.rivals
+        }
+        named = {_family(key) for key in readings if key in self.lexicon.by_key}
+        return len(named - {_family(" ".join(keys)), _family(mention_key(candidate.matched))})
 
     def _exact(self, text: str, *, key: str | None = None) -> list[Candidate]:
         lexicon = self.lexicon
@@ -879,6 +912,21 @@ def _doubtful(candidates: list[Candidate]) -> bool:
     """Index hits below :data:`CONFIDENT_SEARCH_SCORE`: a guess, not a name."""
     searched = all(c.rule in SEARCH_RULES for c in candidates)
     return searched and max(c.score for c in candidates) < CONFIDENT_SEARCH_SCORE
+
+
+def _family(key: str) -> tuple[str, ...]:
+    """A name key without its type numbers and letters."""
+    return tuple(w for w in key.split() if not words.designator(w))
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Inflections or derivations of one word ("mitochondria", "mitochondrial" beside
+    "mitochondrion"): all but their last three letters alike, five at least."""
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b),
+        min(len(one), len(other)),
+    )
+    return shared >= max(5, min(len(one), len(other)) - 3)
 
 
 def _best(span: _Span) -> float:

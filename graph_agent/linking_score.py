@@ -195,10 +195,19 @@ class LinkScorer:
     weights: Mapping[str, float]
     threshold: float
 
-    def probability(self, values: Mapping[str, float]) -> float:
-        """P(the candidate is what the span means), from the fitted weights."""
+    def probability(self, values: Mapping[str, float], *, rivals: int = 0) -> float:
+        """P(the candidate is what the span means), from the fitted weights.
+
+        ``rivals``: other names as near to the span as this respelling. The model says how
+        likely a respelling this close is meant; with ``rivals`` others as close, it is one of
+        ``rivals + 1`` readings alike, so the probability is shared among them (a noisy channel
+        with equal priors). In a dense lexicon (a release's million names built from the same
+        stems and suffixes) an absent name lies a slip from several names, a typo of a real
+        name seldom: the sharing is set by that argument, not fitted (the quick-start graph's
+        calibration pairs seldom have a rival).
+        """
         z = sum(self.weights.get(name, 0.0) * value for name, value in values.items())
-        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0))) / (1 + rivals)
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> LinkScorer:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from biokg.errors import ConfigError
+from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.linking_score import (
     FEATURES,
@@ -367,3 +368,46 @@ def test_the_linking_setting_names_its_values(tmp_path: Path) -> None:
     assert Settings.from_env({**home, "BIOKG_LINKING": "rules"}).linking == "rules"
     with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of guesses"):
         Settings.from_env({**home, "BIOKG_LINKING": "fuzzy"})
+
+
+def test_a_respellings_probability_is_shared_with_the_names_as_near() -> None:
+    scorer = LinkScorer(weights={"bias": 0.0}, threshold=0.4)
+    assert scorer.probability({"bias": 1.0}) == pytest.approx(0.5)
+    assert scorer.probability({"bias": 1.0}, rivals=2) == pytest.approx(0.5 / 3)
+
+
+def _dense_linker(*brands: str) -> EntityLinker:
+    """A linker over a few drug brands made as the release-size generator makes names
+    (pseudo-words of syllables: benchmarks/release_common.py), where absent names lie a slip
+    from several."""
+    rows = [
+        {"id": f"X:{i}", "label": "Drug", "name": "a tablet", "synonyms": [brand]}
+        for i, brand in enumerate(brands)
+    ]
+    return EntityLinker(Lexicon.from_rows(rows))
+
+
+def _respellings(linker: EntityLinker, question: str) -> list:
+    linker.trace = []
+    try:
+        linker.mentions(question)
+        return [d for d in linker.trace if d.candidate.rule == "fuzzy"]
+    finally:
+        linker.trace = None
+
+
+def test_an_absent_name_a_slip_from_several_names_is_one_of_them_at_most() -> None:
+    # "Xipere" is one letter from "Sipere" and from "Fipere": two readings alike, the
+    # probability of either is halved; with one of them only it is not
+    question = "What is the active ingredient of Xipere?"
+    [crowded] = _respellings(_dense_linker("Sipere", "Fipere"), question)
+    [alone] = _respellings(_dense_linker("Sipere", "Lorasamine"), question)
+    assert (crowded.rivals, alone.rivals) == (1, 0)
+    assert crowded.probability == pytest.approx(alone.probability / 2)
+
+
+def test_a_rival_word_that_makes_no_name_is_no_rival() -> None:
+    # "fipere" is a word of a name, not a name: "Xipere" read as it names nothing
+    linker = _dense_linker("Sipere", "Fipere Forte")
+    [decision] = _respellings(linker, "What is the active ingredient of Xipere?")
+    assert decision.rivals == 0
