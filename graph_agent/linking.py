@@ -423,9 +423,13 @@ class EntityLinker:
         if not any(span.content):
             return candidates  # cue words only ("autosomal dominant"): the question's grammar
         linked = False
+        named = self._rival_names(run) if any(c.rule == "fuzzy" for c in candidates) else set()
         for candidate in candidates:
             values = features(span, candidate, self.lexicon.word_counts.__getitem__)
-            rivals = self._rival_names(run, candidate) if candidate.rule == "fuzzy" else 0
+            # the candidate's own name and its family ("Noonan syndrome 4" beside "Noonan
+            # syndrome 1") are no rivals of it
+            own = _family(mention_key(candidate.matched))
+            rivals = len(named - {own}) if candidate.rule == "fuzzy" else 0
             probability = self.scorer.probability(values, rivals=rivals)
             trusted = candidate.rule not in GUESS_RULES and (
                 sum(span.content) > 1 or not (self.judge_exact_words or span.after)
@@ -724,11 +728,10 @@ class EntityLinker:
             if OSA.distance(word, o[0]) == edits and not _same_word(o[0], closest)
         ]
 
-    def _rival_names(self, run: list[_Token], candidate: Candidate) -> int:
-        """How many other names the span is as near to as to the respelling linked: the span
-        with one respelled word read as its rival that the lexicon holds as a name key (the
-        candidate's name, and a name of its family, "Noonan syndrome 4" beside "Noonan
-        syndrome 1", are none)."""
+    def _rival_names(self, run: list[_Token]) -> set[tuple[str, ...]]:
+        """The name families the span is as near to as to the respelling chosen: the span with
+        one respelled word read as one of its rivals that the lexicon holds as a name key, less
+        the family of the reading chosen."""
         worded = [t for t in run if t.key]
         keys = [t.key for t in worded]
         readings = {
@@ -737,7 +740,7 @@ class EntityLinker:
             for rival in token.rivals
         }
         named = {_family(key) for key in readings if key in self.lexicon.by_key}
-        return len(named - {_family(" ".join(keys)), _family(mention_key(candidate.matched))})
+        return named - {_family(" ".join(keys))}
 
     def _exact(self, text: str, *, key: str | None = None) -> list[Candidate]:
         lexicon = self.lexicon
