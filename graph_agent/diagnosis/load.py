@@ -38,6 +38,7 @@ TABLES = {
         "edge": pl.String,
         "source": pl.String,
         "source_record": pl.String,
+        "references": pl.List(pl.String),
     },
     "diagnosis_twins": {
         "subject": pl.String,
@@ -51,8 +52,9 @@ _LOADED: dict[str, PhenotypeIndex] = {}
 _BUILDING = threading.Lock()
 
 
-#: Bumped when the cached rows' columns change, so rows of an older layout are read again.
-ROWS_FORMAT = 3
+#: Bumped when the cached rows' columns change, so rows of an older layout are read again
+#: (4: the annotations' ``references``, for leave-publication-out ranking).
+ROWS_FORMAT = 4
 
 
 def load_key(store: GraphStore) -> str:
@@ -122,7 +124,7 @@ def _scanned_annotations(store: GraphStore) -> list[dict]:
     the 264k annotations of the full HPO release take 12 s, here about a third of that."""
     diseases = {row["rid"]: row for row in store.scan_nodes("Disease", ["id", "name"])}
     phenotypes = {row["rid"]: row["id"] for row in store.scan_nodes("Phenotype", ["id"])}
-    columns = ["id", "frequency", "negated", "source", "source_record"]
+    columns = ["id", "frequency", "negated", "source", "source_record", "references"]
     return [
         {
             "disease": disease["id"],
@@ -133,6 +135,7 @@ def _scanned_annotations(store: GraphStore) -> list[dict]:
             "edge": edge["id"],
             "source": edge["source"],
             "source_record": edge["source_record"],
+            "references": edge["references"],
         }
         for edge in store.scan_edges("HAS_PHENOTYPE", columns)
         if (disease := diseases.get(edge["out"])) and edge["in"] in phenotypes

@@ -6,6 +6,9 @@ Every disease is scored (:mod:`biokg.graph_agent.diagnosis.scoring`); records th
 id it stands for and the SAME_AS edges that joined them. Each
 entry cites, per patient term, the disease term it met (with the annotation edge and its source
 record), the common ancestor and the contribution; excluded terms likewise.
+
+A case may withhold references (leave-publication-out, :mod:`.withhold`): it is then ranked,
+and its evidence cited, without the annotation lines that cite them.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.index import Annotation, PhenotypeIndex
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, Scorer, TermMatch
+from biokg.graph_agent.diagnosis.withhold import Withheld, withhold
 
 #: How many entries a ranking lists unless asked otherwise.
 DEFAULT_TOP = 20
@@ -62,13 +66,16 @@ class RankedDisease:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """A ranking for one case, with the terms the hierarchy did not know."""
+    """A ranking for one case, with the terms the hierarchy did not know, and the references
+    it was ranked without (``withheld_lines``: how many annotation lines cited them)."""
 
     method: str
     observed: list[str]
     excluded: list[str]
     unknown: list[str]
     ranking: list[RankedDisease]
+    withheld: list[str] = field(default_factory=list)
+    withheld_lines: int = 0
 
 
 class DiagnosisRanker:
@@ -81,22 +88,30 @@ class DiagnosisRanker:
         self._ancestors: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def rank(
-        self, observed: Sequence[str], excluded: Sequence[str] = (), *, top: int = DEFAULT_TOP
+        self,
+        observed: Sequence[str],
+        excluded: Sequence[str] = (),
+        *,
+        top: int = DEFAULT_TOP,
+        withhold: Sequence[str] = (),
     ) -> Diagnosis:
         """The ``top`` best entries for a case (ids the hierarchy lacks are listed as unknown
-        and not scored)."""
+        and not scored), ranked without the annotation lines citing ``withhold``."""
         seen, absent, unknown = self._case(observed, excluded)
-        scores = self.scorer.score(self.index, seen, absent)
-        prior = self.scorer.prior(self.index)
+        view = self.view(withhold)
+        scores = self.scorer.score(self.index, seen, absent, view)
+        prior = self.scorer.prior(self.index, view)
         order = np.argsort(-scores, kind="stable")
         entries: list[RankedDisease] = []
         done: set[str] = set()
         for d in order:
-            if len(entries) >= top:
+            if len(entries) >= top or scores[d] == -np.inf:
                 break
             if self.index.diseases[d] not in done:
                 rank = len(entries) + 1
-                entry = self._entry(int(d), float(scores[d]), float(prior[d]), seen, absent, rank)
+                entry = self._entry(
+                    int(d), float(scores[d]), float(prior[d]), seen, absent, rank, view
+                )
                 done.update(entry.ids)
                 entries.append(entry)
         return Diagnosis(
@@ -105,22 +120,40 @@ class DiagnosisRanker:
             excluded=[self.index.terms[x] for x in absent],
             unknown=unknown,
             ranking=entries,
+            withheld=list(view.references) if view else [],
+            withheld_lines=view.lines if view else 0,
         )
 
+    def view(self, references: Sequence[str]) -> Withheld | None:
+        """The index without the lines citing ``references`` (None: none cites them)."""
+        return withhold(self.index, references) if references else None
+
     def explain(
-        self, disease: str, observed: Sequence[str], excluded: Sequence[str] = ()
+        self,
+        disease: str,
+        observed: Sequence[str],
+        excluded: Sequence[str] = (),
+        *,
+        withhold: Sequence[str] = (),
     ) -> RankedDisease:
         """One disease's score and evidence for a case, wherever it ranks (``rank`` 0).
 
         Raises:
-            EntityNotFoundError: the disease has no phenotype annotations in the graph.
+            EntityNotFoundError: the disease has no phenotype annotations in the graph (or
+                none left once ``withhold``'s lines are left out).
         """
         if disease not in self.index.disease_index:
             raise EntityNotFoundError(f"{disease} has no HAS_PHENOTYPE annotations in the graph")
         seen, absent, _ = self._case(observed, excluded)
         d = self.index.disease_index[disease]
-        score = float(self.scorer.score(self.index, seen, absent)[d])
-        return self._entry(d, score, float(self.scorer.prior(self.index)[d]), seen, absent, 0)
+        view = self.view(withhold)
+        if view is not None and d in view.gone:
+            raise EntityNotFoundError(
+                f"{disease} has no HAS_PHENOTYPE annotation left without {', '.join(withhold)}"
+            )
+        score = float(self.scorer.score(self.index, seen, absent, view)[d])
+        prior = float(self.scorer.prior(self.index, view)[d])
+        return self._entry(d, score, prior, seen, absent, 0, view)
 
     def _case(
         self, observed: Sequence[str], excluded: Sequence[str]
@@ -132,22 +165,34 @@ class DiagnosisRanker:
         return seen, [x for x in absent if x not in seen], unknown_seen + unknown_absent
 
     def _entry(
-        self, d: int, score: float, prior: float, seen: list[int], absent: list[int], rank: int
+        self,
+        d: int,
+        score: float,
+        prior: float,
+        seen: list[int],
+        absent: list[int],
+        rank: int,
+        view: Withheld | None = None,
     ) -> RankedDisease:
         disease = self.index.diseases[d]
-        matches = self.scorer.explain(self.index, d, seen, absent)
+        matches = self.scorer.explain(self.index, d, seen, absent, view)
+        kept = view.kept.get(d) if view is not None else None
         return RankedDisease(
             rank=rank,
             id=disease,
             name=self.index.disease_names[d],
             ids=self.index.twins.get(disease, [disease]),
             score=round(score, 4),
-            evidence=[self._evidence(d, m) for m in matches],
+            evidence=[self._evidence(d, m, kept) for m in matches],
             bridge=self.index.bridge_edges.get(disease, []),
             prior=round(prior, 4),
         )
 
-    def _evidence(self, disease: int, match: TermMatch) -> Evidence:
+    def _evidence(
+        self, disease: int, match: TermMatch, kept: list[Annotation] | None = None
+    ) -> Evidence:
+        """One term's evidence line (``kept``: the disease's annotations left by a withheld
+        reference, when it changed the disease)."""
         index = self.index
         fields: dict[str, Any] = {
             "term": index.terms[match.term],
@@ -156,7 +201,7 @@ class DiagnosisRanker:
             "contribution": round(match.value, 4),
         }
         if match.ancestor is not None:
-            note = self._annotation(disease, match)
+            note = self._annotation(disease, match, kept)
             fields.update(
                 ancestor=index.terms[match.ancestor],
                 ancestor_name=index.term_names[match.ancestor],
@@ -170,12 +215,18 @@ class DiagnosisRanker:
             )
         return Evidence(**fields)
 
-    def _annotation(self, disease: int, match: TermMatch) -> Annotation:
+    def _annotation(
+        self, disease: int, match: TermMatch, kept: list[Annotation] | None = None
+    ) -> Annotation:
         """The disease's annotation through which the term met it: at or below the common
         ancestor; the patient's own term first, then the most frequent, then the nearest."""
         index = self.index
-        notes = index.profiles[disease]
-        ancestors, owners = self._ancestors_of(disease)
+        if kept is None:
+            notes = index.profiles[disease]
+            ancestors, owners = self._ancestors_of(disease)
+        else:
+            notes = kept
+            ancestors, owners = _flat_closures(index, kept)
         under = [notes[i] for i in owners[ancestors == match.ancestor]]
         return max(
             under,
@@ -187,8 +238,14 @@ class DiagnosisRanker:
         and the annotation each is of: which annotations lie under a term is one comparison."""
         kept = self._ancestors.get(disease)
         if kept is None:
-            closures = [self.index.closures[n.term] for n in self.index.profiles[disease]]
-            owners = np.repeat(np.arange(len(closures)), [len(c) for c in closures])
-            flat = np.concatenate(closures) if closures else np.zeros(0, dtype=int)
-            kept = self._ancestors[disease] = (flat, owners)
+            notes = self.index.profiles[disease]
+            kept = self._ancestors[disease] = _flat_closures(self.index, notes)
         return kept
+
+
+def _flat_closures(index: PhenotypeIndex, notes: list[Annotation]) -> tuple[np.ndarray, np.ndarray]:
+    """The closures of ``notes``' terms side by side, and the note each ancestor is of."""
+    closures = [index.closures[n.term] for n in notes]
+    owners = np.repeat(np.arange(len(closures)), [len(c) for c in closures])
+    flat = np.concatenate(closures) if closures else np.zeros(0, dtype=int)
+    return flat, owners

@@ -25,6 +25,10 @@ the best column is the common ancestor through which q meets the disease.
 Contributions are in the scorer's own units: nats of information content (ExactIC, ResnikBMA) or
 of likelihood ratio (LikelihoodRatio); a scorer's :meth:`~Scorer.prior` is added per disease, so
 a disease's score is its prior plus its term contributions.
+
+Every method takes an optional :class:`~.withhold.Withheld` view (leave-publication-out: the
+case's withheld annotation lines gone, with the statistics made from them); without one the
+scorers read the whole index, exactly as before.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ import numpy as np
 from scipy import sparse
 
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex
+from biokg.graph_agent.diagnosis.withhold import Withheld
+
+#: What a scorer's term values read besides the frequencies: the index, or a case's view of it
+#: without some publications (both have ``ic``, ``background`` and ``cohort_patients``).
+Basis = PhenotypeIndex | Withheld
 
 #: LikelihoodRatio: the factor on a term's likelihood when it meets the disease only through a
 #: more general common ancestor (an annotation that stops above the patient's term, or none
@@ -99,18 +108,30 @@ class Scorer(ABC):
     #: the value of a term that meets the disease nowhere
     no_match = 0.0
 
-    def score(self, index: PhenotypeIndex, observed: list[int], excluded: list[int]) -> np.ndarray:
-        """One score per disease of ``index`` (higher fits better)."""
+    def score(
+        self,
+        index: PhenotypeIndex,
+        observed: list[int],
+        excluded: list[int],
+        withheld: Withheld | None = None,
+    ) -> np.ndarray:
+        """One score per disease of ``index`` (higher fits better; −inf for a disease the
+        ``withheld`` view leaves with no annotation)."""
         n = len(index.diseases)
         per_term = np.zeros((n, len(observed)))
         for i, q in enumerate(observed):
-            per_term[:, i] = self.term_values(index, q)
+            per_term[:, i] = self.term_values(index, q, withheld)
         against = np.zeros((n, len(excluded)))
         for j, x in enumerate(excluded):
-            against[:, j] = self.against(index, _dense_column(index.F, x), x)
-        return self.combine(index, per_term, against, observed) + self.prior(index)
+            f = _dense_column(index.F, x) if withheld is None else withheld.column(index, x)
+            against[:, j] = self.against(withheld or index, f, x)
+        scores = self.combine(index, per_term, against, observed, withheld)
+        scores += self.prior(index, withheld)
+        if withheld is not None:
+            scores[withheld.gone] = -np.inf
+        return scores
 
-    def prior(self, index: PhenotypeIndex) -> np.ndarray:
+    def prior(self, index: PhenotypeIndex, withheld: Withheld | None = None) -> np.ndarray:
         """Each disease's score before any term (none by default)."""
         return np.zeros(len(index.diseases))
 
@@ -120,20 +141,25 @@ class Scorer(ABC):
         return None
 
     def explain(
-        self, index: PhenotypeIndex, disease: int, observed: list[int], excluded: list[int]
+        self,
+        index: PhenotypeIndex,
+        disease: int,
+        observed: list[int],
+        excluded: list[int],
+        withheld: Withheld | None = None,
     ) -> list[TermMatch]:
         """Each observed term's best common ancestor with ``disease`` and its value, then each
         excluded term's value (the same numbers :meth:`score` adds up)."""
         matches = []
-        row = _dense_row(index.F_rows, disease)
-        direct = _dense_row(index.direct, disease)
-        seen_offset, absent_offset = self.offsets(index, disease)
+        row, direct = _disease_rows(index, disease, withheld)
+        seen_offset, absent_offset = self.offsets(index, disease, withheld)
+        basis = withheld or index
         # every observed term's closure side by side, each column with the term it is for:
         # one candidates call for the whole case rather than one per term
         closures = [index.closures[q] for q in observed]
         cols = np.concatenate(closures) if closures else np.zeros(0, dtype=int)
         owners = np.repeat(np.asarray(observed, dtype=int), [len(c) for c in closures])
-        values = self.candidates(index, row[cols][None, :], cols, owners, direct[owners][None, :])
+        values = self.candidates(basis, row[cols][None, :], cols, owners, direct[owners][None, :])
         stop = 0
         for q, closure in zip(observed, closures, strict=True):
             start, stop = stop, stop + len(closure)
@@ -143,26 +169,41 @@ class Scorer(ABC):
             value = float(segment[best]) if np.isfinite(segment[best]) else self.no_match
             matches.append(TermMatch(q, int(closure[best]) if met else None, value - seen_offset))
         absent = np.asarray(excluded, dtype=int)
-        values = self.against(index, row[absent], absent) - absent_offset
+        values = self.against(basis, row[absent], absent) - absent_offset
         for x, f, value in zip(excluded, row[absent], values, strict=True):
             matches.append(TermMatch(x, x if f > 0 else None, float(value), excluded=True))
         return matches
 
-    def offsets(self, index: PhenotypeIndex, disease: int) -> tuple[float, float]:
+    def offsets(
+        self, index: PhenotypeIndex, disease: int, withheld: Withheld | None = None
+    ) -> tuple[float, float]:
         """What :meth:`combine` takes off each observed and each excluded term's value for
         ``disease`` (none by default), so that an explanation adds up to the score."""
         return 0.0, 0.0
 
-    def term_values(self, index: PhenotypeIndex, q: int) -> np.ndarray:
+    def term_values(
+        self, index: PhenotypeIndex, q: int, withheld: Withheld | None = None
+    ) -> np.ndarray:
         """Each disease's value for observed term ``q``: its best candidate."""
         cols = index.closures[q]
         exact = _dense_column(index.direct_columns, q)[:, None]
-        return self.candidates(index, index.F[:, cols].toarray(), cols, q, exact).max(axis=1)
+        sub = index.F[:, cols].toarray()
+        if withheld is not None:
+            sub[withheld.rows] = withheld.F[:, cols]
+            exact[withheld.rows, 0] = withheld.direct[:, q]
+        return self.candidates(withheld or index, sub, cols, q, exact).max(axis=1)
+
+    def changed_values(self, index: PhenotypeIndex, withheld: Withheld, q: int) -> np.ndarray:
+        """The changed diseases' values for observed term ``q`` (``withheld``'s rows), from
+        the lines they keep."""
+        cols = index.closures[q]
+        exact = withheld.direct[:, q][:, None]
+        return self.candidates(withheld, withheld.F[:, cols], cols, q, exact).max(axis=1)
 
     @abstractmethod
     def candidates(
         self,
-        index: PhenotypeIndex,
+        index: Basis,
         sub: np.ndarray,
         cols: np.ndarray,
         q: int | np.ndarray,
@@ -173,7 +214,7 @@ class Scorer(ABC):
         whether each disease is annotated with exactly ``q`` (``exact``, broadcast to ``sub``).
         ``q`` is one term, or one per column (columns of several terms' closures at once)."""
 
-    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
+    def against(self, index: Basis, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
         """The value of excluded term ``x`` for diseases with frequencies ``f`` of it (or of
         one excluded term per frequency)."""
         return np.zeros(len(f))
@@ -184,6 +225,7 @@ class Scorer(ABC):
         per_term: np.ndarray,
         against: np.ndarray,
         observed: list[int],
+        withheld: Withheld | None = None,
     ) -> np.ndarray:
         """The disease scores from the per-term values (by default their sum)."""
         return per_term.sum(axis=1) + against.sum(axis=1)
@@ -196,7 +238,7 @@ class ExactIC(Scorer):
 
     def candidates(
         self,
-        index: PhenotypeIndex,
+        index: Basis,
         sub: np.ndarray,
         cols: np.ndarray,
         q: int | np.ndarray,
@@ -212,7 +254,7 @@ class ResnikBMA(Scorer):
 
     def candidates(
         self,
-        index: PhenotypeIndex,
+        index: Basis,
         sub: np.ndarray,
         cols: np.ndarray,
         q: int | np.ndarray,
@@ -226,15 +268,20 @@ class ResnikBMA(Scorer):
         per_term: np.ndarray,
         against: np.ndarray,
         observed: list[int],
+        withheld: Withheld | None = None,
     ) -> np.ndarray:
         if not observed:
             return np.zeros(per_term.shape[0])
+        ic = (withheld or index).ic
         met = np.zeros(len(index.terms))
         for q in observed:
-            met[index.closures[q]] = index.ic[index.closures[q]]
+            met[index.closures[q]] = ic[index.closures[q]]
         best = np.asarray(index.closure_matrix.multiply(met).max(axis=1).todense()).ravel()
         counts = np.maximum(np.asarray(index.direct.sum(axis=1)).ravel(), 1)
         disease_side = (index.direct @ best) / counts
+        if withheld is not None:
+            kept = withheld.direct
+            disease_side[withheld.rows] = (kept @ best) / np.maximum(kept.sum(axis=1), 1)
         return 0.5 * per_term.mean(axis=1) + 0.5 * disease_side
 
 
@@ -271,13 +318,14 @@ class LikelihoodRatio(Scorer):
         per_term: np.ndarray,
         against: np.ndarray,
         observed: list[int],
+        withheld: Withheld | None = None,
     ) -> np.ndarray:
         """The sum of the term values, less each disease's expected value for as many random
         observed and excluded terms (:data:`CALIBRATION_TERMS`)."""
         scores = super().combine(index, per_term, against, observed)
         if not self.calibrate:
             return scores
-        seen, absent = self.expected(index)
+        seen, absent = self.expected(index, withheld)
         return scores - per_term.shape[1] * seen - against.shape[1] * absent
 
     def prepare(self, index: PhenotypeIndex) -> None:
@@ -286,41 +334,102 @@ class LikelihoodRatio(Scorer):
         if self.calibrate:
             self.expected(index)
 
-    def offsets(self, index: PhenotypeIndex, disease: int) -> tuple[float, float]:
+    def offsets(
+        self, index: PhenotypeIndex, disease: int, withheld: Withheld | None = None
+    ) -> tuple[float, float]:
         if not self.calibrate:
             return 0.0, 0.0
-        seen, absent = self.expected(index)
+        seen, absent = self.expected(index, withheld)
         return float(seen[disease]), float(absent[disease])
 
-    def expected(self, index: PhenotypeIndex) -> tuple[np.ndarray, np.ndarray]:
+    def expected(
+        self, index: PhenotypeIndex, withheld: Withheld | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each disease's mean value of a random observed term and of a random excluded one
         (computed once per index, scorer settings and version of this module, and kept with
-        the index's cached rows: :meth:`PhenotypeIndex.stored`)."""
-        key = (
-            f"expected:{self.penalty}:{self.implied}:{self.absence_floor}:{self.exact_bonus}"
+        the index's cached rows: :meth:`PhenotypeIndex.stored`). With ``withheld``, the
+        changed diseases' values are computed again from the lines they keep, over the same
+        draw; the others keep the index's (the approximation :mod:`.withhold` describes)."""
+        kept = index.stored(self._key("expected"), lambda: self._expected(index))
+        seen, absent = kept["seen"], kept["absent"]
+        if withheld is None:
+            return seen, absent
+        seen, absent = seen.copy(), absent.copy()
+        seen[withheld.rows], absent[withheld.rows] = self._changed_expected(index, withheld)
+        return seen, absent
+
+    def _key(self, what: str) -> str:
+        """The name of what this scorer's settings compute once per index."""
+        return (
+            f"{what}:{self.penalty}:{self.implied}:{self.absence_floor}:{self.exact_bonus}"
             f":{self.calibration_terms}:{self.calibration_seed}:{_MODULE_DIGEST}"
         )
-        kept = index.stored(key, lambda: self._expected(index))
-        return kept["seen"], kept["absent"]
 
-    def _expected(self, index: PhenotypeIndex) -> dict[str, np.ndarray]:
-        drawn = random_terms(index, self.calibration_terms, seed=self.calibration_seed)
-        # each distinct term once, weighted by its draws (3,000 draws are ~1,500 terms)
-        terms, draws = np.unique(np.asarray(drawn, dtype=int), return_counts=True)
+    def _draw(self, index: PhenotypeIndex) -> dict[str, np.ndarray]:
+        """The calibration's distinct terms and their draws, with every term's closure side by
+        side (``cols``) and where each term's columns start (``starts``)."""
+        key = f"draw:{self.calibration_terms}:{self.calibration_seed}"
+        if key not in index.derived:
+            drawn = random_terms(index, self.calibration_terms, seed=self.calibration_seed)
+            # each distinct term once, weighted by its draws (3,000 draws are ~1,500 terms)
+            terms, draws = np.unique(np.asarray(drawn, dtype=int), return_counts=True)
+            closures = [index.closures[q] for q in terms.tolist()]
+            lengths = np.asarray([len(c) for c in closures], dtype=int)
+            index.derived[key] = {
+                "terms": terms,
+                "draws": draws,
+                "cols": np.concatenate(closures) if closures else np.zeros(0, dtype=int),
+                "owners": np.repeat(terms, lengths),
+                "starts": np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(int),
+            }
+        return index.derived[key]
+
+    def _expected(
+        self, index: PhenotypeIndex, withheld: Withheld | None = None
+    ) -> dict[str, np.ndarray]:
+        """Every disease's expectation over the draw (``withheld``: every value recomputed
+        from the view, the exact reference its approximation is measured against)."""
+        draw = self._draw(index)
         seen, absent = np.zeros(len(index.diseases)), np.zeros(len(index.diseases))
-        for q, k in zip(terms.tolist(), draws.tolist(), strict=True):
-            seen += k * self.term_values(index, q)
-            absent += k * self.against(index, _dense_column(index.F, q), q)
-        return {"seen": seen / max(len(drawn), 1), "absent": absent / max(len(drawn), 1)}
+        for q, k in zip(draw["terms"].tolist(), draw["draws"].tolist(), strict=True):
+            seen += k * self.term_values(index, q, withheld)
+            f = _dense_column(index.F, q) if withheld is None else withheld.column(index, q)
+            absent += k * self.against(withheld or index, f, q)
+        total = max(int(draw["draws"].sum()), 1)
+        return {"seen": seen / total, "absent": absent / total}
 
-    def prior(self, index: PhenotypeIndex) -> np.ndarray:
+    def exact_expected(
+        self, index: PhenotypeIndex, withheld: Withheld
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every disease's calibration recomputed from ``withheld`` (seconds: for measuring
+        the per-case approximation of :meth:`expected`, not for ranking)."""
+        found = self._expected(index, withheld)
+        return found["seen"], found["absent"]
+
+    def _changed_expected(
+        self, index: PhenotypeIndex, withheld: Withheld
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The changed diseases' expectations over the draw, from the lines they keep: every
+        drawn term's closure in one :meth:`candidates` call, each term's best column taken
+        per segment."""
+        draw = self._draw(index)
+        cols, owners = draw["cols"], draw["owners"]
+        exact = withheld.direct[:, owners]
+        values = self.candidates(withheld, withheld.F[:, cols], cols, owners, exact)
+        best = np.maximum.reduceat(values, draw["starts"], axis=1)
+        weights = draw["draws"] / max(int(draw["draws"].sum()), 1)
+        terms = draw["terms"]
+        against = self.against(withheld, withheld.F[:, terms], terms)
+        return best @ weights, against @ weights
+
+    def prior(self, index: PhenotypeIndex, withheld: Withheld | None = None) -> np.ndarray:
         """ln(1 + cohort patients) × :data:`PRIOR_WEIGHT`: diseases described in published
         cohorts first (a pretest probability, as LIRICAL's posttest odds take one)."""
-        return self.prior_weight * np.log1p(index.cohort_patients)
+        return self.prior_weight * np.log1p((withheld or index).cohort_patients)
 
     def candidates(
         self,
-        index: PhenotypeIndex,
+        index: Basis,
         sub: np.ndarray,
         cols: np.ndarray,
         q: int | np.ndarray,
@@ -334,9 +443,13 @@ class LikelihoodRatio(Scorer):
             values = np.log(sub) + shift + tier
         return np.maximum(values, self.no_match)
 
-    def term_values(self, index: PhenotypeIndex, q: int) -> np.ndarray:
+    def term_values(
+        self, index: PhenotypeIndex, q: int, withheld: Withheld | None = None
+    ) -> np.ndarray:
         """:meth:`candidates`' maximum without its dense logarithms (a case in milliseconds):
-        ln(F / background) is computed once per index, and floored values are zeros."""
+        ln(F / background) is computed once per index, and floored values are zeros. With
+        ``withheld``, each column's ratios move by the view's change of its background, and
+        the changed diseases' values are computed from the lines they keep."""
         ratio = index.derived.get("log_ratio")
         if ratio is None:
             ratio = index.F.copy()
@@ -345,17 +458,27 @@ class LikelihoodRatio(Scorer):
             index.derived["log_ratio"] = ratio
         cols = index.closures[q]
         ancestors = cols[cols != q]
+        basis = withheld or index
+        sub = ratio[:, ancestors]
+        if withheld is not None and withheld.shift[ancestors].any():
+            sub = sub.copy()
+            sub.data += np.repeat(withheld.shift[ancestors], np.diff(sub.indptr))
         # through an ancestor: ln(f / bg) + ln penalty, floored at ln penalty (0 once shifted)
-        best = np.maximum(ratio[:, ancestors].toarray().max(axis=1, initial=0.0), 0.0)
+        best = np.maximum(sub.toarray().max(axis=1, initial=0.0), 0.0)
         start, stop = ratio.indptr[q], ratio.indptr[q + 1]
         rows, own = ratio.indices[start:stop], ratio.data[start:stop]
+        if withheld is not None:
+            own = own + withheld.shift[q]
         exact = _dense_column(index.direct_columns, q)[rows]
-        stated = np.where(exact > 0, self.exact_bonus * index.ic[q], np.log(self.implied))
+        stated = np.where(exact > 0, self.exact_bonus * basis.ic[q], np.log(self.implied))
         own = own - self.no_match + stated
         best[rows] = np.maximum(best[rows], own)
-        return best + self.no_match
+        best += self.no_match
+        if withheld is not None:
+            best[withheld.rows] = self.changed_values(index, withheld, q)
+        return best
 
-    def against(self, index: PhenotypeIndex, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
+    def against(self, index: Basis, f: np.ndarray, x: int | np.ndarray) -> np.ndarray:
         missing = np.maximum(1.0 - f, self.absence_floor)
         usual = np.maximum(1.0 - index.background[x], self.absence_floor)
         return np.log(missing) - np.log(usual)
@@ -368,6 +491,17 @@ def random_terms(index: PhenotypeIndex, n: int, *, seed: int = CALIBRATION_SEED)
     if not len(annotated):
         return []
     return [int(t) for t in np.random.default_rng(seed).choice(annotated, size=n)]
+
+
+def _disease_rows(
+    index: PhenotypeIndex, disease: int, withheld: Withheld | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A disease's propagated frequencies and exact annotations over every term (from the
+    lines ``withheld`` keeps when it changed the disease)."""
+    at = None if withheld is None else withheld.position(disease)
+    if at is not None:
+        return withheld.F[at], withheld.direct[at]  # type: ignore[union-attr]
+    return _dense_row(index.F_rows, disease), _dense_row(index.direct, disease)
 
 
 def _dense_row(rows: sparse.csr_matrix, row: int) -> np.ndarray:
