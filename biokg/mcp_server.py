@@ -96,14 +96,24 @@ def create_server(agent: GraphAgent) -> MCPServer:
 
     @tool()
     def diagnose(
-        observed: list[str], excluded: list[str] | None = None, top: int = 10
+        observed: list[str],
+        excluded: list[str] | None = None,
+        top: int = 10,
+        withhold_references: list[str] | None = None,
     ) -> dict[str, Any]:
         """Diseases that fit a patient's observed HPO terms (e.g. HP:0001250) and not the
         ``excluded`` ones, best first: each entry lists the disease's ids (bridged OMIM,
         Orphanet, MONDO records), its score, and per term the disease term it met, the common
-        ancestor, the contribution and the annotation edge with its source record."""
+        ancestor, the contribution and the annotation edge with its source record.
+        ``withhold_references`` (e.g. ["PMID:28513613"]): rank as if those publications did
+        not exist, leaving out the annotation lines that cite them."""
         found = rank_diseases(
-            agent.store, agent.cache_dir, observed, excluded or [], top=max(1, min(top, 100))
+            agent.store,
+            agent.cache_dir,
+            observed,
+            excluded or [],
+            top=max(1, min(top, 100)),
+            withhold=withhold_references or [],
         )
         return _plain(found)
 

@@ -28,6 +28,10 @@ MAX_TERMS = 200
 #: annotation of the graph (~270,000 rows at full HPO size; 10-40 s on a loaded 2-core machine).
 INDEX_BUILD_S = 120.0
 HpoId = Annotated[str, StringConstraints(pattern=r"^HP:\d{7}$")]
+#: A reference as phenotype.hpoa's lines cite it (PMID:…, OMIM:…, ORPHA:…, ISBN-13:…).
+Reference = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.-]*:\S{1,64}$")]
+#: The most references one case may withhold.
+MAX_WITHHELD = 50
 
 router = APIRouter()
 
@@ -47,6 +51,13 @@ class DiagnoseRequest(BaseModel):
     method: Literal["likelihood-ratio", "resnik-bma", "exact-ic"] = Field(
         DEFAULT_METHOD, description="the scorer (docs/decisions/0021-differential-diagnosis.md)"
     )
+    withhold_references: list[Reference] = Field(
+        default_factory=list,
+        max_length=MAX_WITHHELD,
+        examples=[["PMID:28513613"]],
+        description="rank as if these publications did not exist: the annotation lines "
+        "citing them are left out (docs/decisions/0022-leave-publication-out-diagnosis.md)",
+    )
 
 
 @router.post("/diagnose", response_model=Diagnosis, tags=["diagnosis"], responses=documented(413))
@@ -55,7 +66,8 @@ async def diagnose_route(body: DiagnoseRequest, agent: Agent) -> Diagnosis:
     joins (OMIM, Orphanet, MONDO) are one entry listing every id; each entry cites, per
     patient term, the disease term it met, their common ancestor, the contribution to the
     score and the annotation edge with its source record. Terms the graph's hierarchy lacks
-    are listed in ``unknown`` and not scored."""
+    are listed in ``unknown`` and not scored. With ``withhold_references`` the case is ranked
+    without the annotation lines citing them (``withheld_lines`` says how many)."""
     work = functools.partial(
         diagnose,
         agent.store,
@@ -64,6 +76,7 @@ async def diagnose_route(body: DiagnoseRequest, agent: Agent) -> Diagnosis:
         body.excluded,
         top=body.top,
         method=body.method,
+        withhold=body.withhold_references,
     )
     cold = 0.0 if index_loaded() else INDEX_BUILD_S
     return await in_thread(work, seconds=request_timeout(agent.budget) + cold)

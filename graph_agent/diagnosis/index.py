@@ -84,6 +84,10 @@ class Profiles:
         #: reference → the positions of the lines citing it (made on first use)
         self._citing: dict[str, np.ndarray] | None = None
 
+    def edge(self, position: int) -> str:
+        """The edge id of the line at ``position``."""
+        return self._text["edge"][position]
+
     def span(self, d: int) -> tuple[int, int]:
         """The positions of disease ``d``'s lines (start, stop)."""
         return int(self._starts[d]), int(self._starts[d + 1])

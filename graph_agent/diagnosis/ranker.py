@@ -120,7 +120,7 @@ class DiagnosisRanker:
             excluded=[self.index.terms[x] for x in absent],
             unknown=unknown,
             ranking=entries,
-            withheld=list(view.references) if view else [],
+            withheld=list(dict.fromkeys(withhold)),
             withheld_lines=view.lines if view else 0,
         )
 

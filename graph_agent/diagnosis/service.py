@@ -48,9 +48,11 @@ def diagnose(
     *,
     top: int = DEFAULT_TOP,
     method: str = DEFAULT_METHOD,
+    withhold: Sequence[str] = (),
 ) -> Diagnosis:
     """The ``top`` diseases that fit ``observed`` HPO terms and not ``excluded`` ones, each
-    with its evidence.
+    with its evidence; ranked as if the publications in ``withhold`` (e.g. ``PMID:28513613``)
+    did not exist, when given (leave-publication-out: :mod:`.withhold`).
 
     Raises:
         AgentInputError: no observed term, ``top`` outside 1..MAX_TOP, or an unknown method.
@@ -60,4 +62,4 @@ def diagnose(
         raise AgentInputError("give at least one observed HPO term, e.g. HP:0001250")
     if not 1 <= top <= MAX_TOP:
         raise AgentInputError(f"top must be between 1 and {MAX_TOP}, not {top}")
-    return ranker(store, cache_dir, method).rank(observed, excluded, top=top)
+    return ranker(store, cache_dir, method).rank(observed, excluded, top=top, withhold=withhold)

@@ -45,7 +45,7 @@ class Withheld:
     disease's log likelihood ratio at that term; ``gone`` the diseases left with no line."""
 
     references: tuple[str, ...]
-    lines: int
+    edges: frozenset[str]
     rows: np.ndarray
     F: np.ndarray
     direct: np.ndarray
@@ -55,6 +55,11 @@ class Withheld:
     shift: np.ndarray
     gone: np.ndarray
     kept: dict[int, list[Annotation]]
+
+    @property
+    def lines(self) -> int:
+        """How many annotation lines are left out."""
+        return len(self.edges)
 
     def position(self, d: int) -> int | None:
         """``d``'s place in :attr:`rows`, or None when its lines are all kept."""
@@ -108,7 +113,10 @@ def withhold(index: PhenotypeIndex, references: Iterable[str]) -> Withheld | Non
     background = np.maximum(np.maximum(sums, 0.0) / n, 1 / (2 * n))
     return Withheld(
         references=wanted,
-        lines=len(present) + len(absent),
+        edges=frozenset(
+            [index.profiles.edge(p) for p in present.tolist()]
+            + [index.absent.edge(p) for p in absent.tolist()]
+        ),
         rows=rows,
         F=F,
         direct=direct,
