@@ -8,8 +8,10 @@ first step that finds anything (sufficiency) or when the budget is spent.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -18,12 +20,12 @@ from biokg import cypher
 from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.static import node_embedder
 from biokg.errors import AgentInputError, BudgetExceededError
-from biokg.graph_agent.answer import answer_nodes, build_claims, summarise
+from biokg.graph_agent.answer import answer_nodes, build_claims, summarise, verb
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
 from biokg.graph_agent.diagnosis.reading import read_phenotype_list
 from biokg.graph_agent.findings import Finding, StepResult
-from biokg.graph_agent.intent import QuestionReader, identifier_names
+from biokg.graph_agent.intent import Intent, QuestionReader, identifier_names
 from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
@@ -44,7 +46,13 @@ from biokg.graph_agent.requests import (
     PathBetween,
     Request,
 )
-from biokg.graph_agent.research import BreadthSearch, ChainSearch, PathSearch, ResearchStep
+from biokg.graph_agent.research import (
+    BRIDGE,
+    BreadthSearch,
+    ChainSearch,
+    PathSearch,
+    ResearchStep,
+)
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean, keep_word_table
@@ -208,12 +216,15 @@ class GraphAgent:
         yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
         found = StepResult("none", [])
         notes = [plan.stop] if plan.stop else []
+        surveyed: list[dict] = []  # what the breadth steps counted around the seeds
         try:
             for result in self._research(question, mentions, plan, runner):
                 yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
                 queued.clear()
                 if result.note:  # what a step could not do, or a caveat on what it found
                     notes.append(result.note)
+                surveyed += result.survey
+                result = self._of_asked_kind(result, plan.intent, runner, notes)
                 if result.findings:
                     found = result
                     yield StepEvent(kind="partial", data={"found": len(result.findings)})
@@ -226,7 +237,10 @@ class GraphAgent:
             findings = [f for f in findings if f.node in plan.focus]
         if not findings and not notes:
             notes.append(_why_empty(mentions, plan))
-        answered = bool(answer_nodes(runner.evidence, findings))
+        if not findings and plan.seeds and (held := _held(surveyed, plan.seeds[0], mentions)):
+            notes.append(held)
+        # a claim the source denies (only NOT edges found) is answered "no"
+        answered = bool(answer_nodes(runner.evidence, findings)) or found.verdict is not None
         sources = {v["source"]: str(v["version"]) for v in versions}
         answer = Answer(
             question=question.text,
@@ -274,6 +288,27 @@ class GraphAgent:
             for request in fallback.requests:
                 yield self.run_request(request, runner)
 
+    def _of_asked_kind(
+        self, result: StepResult, intent: Intent, runner: QueryRunner, notes: list[str]
+    ) -> StepResult:
+        """``result`` without the findings that are no answer to a question asking for one
+        kind of node ("Which drugs …" is not answered with the diseases a step reached: schema/'s
+        ``answer_groups`` say which labels answer for one another); what was set aside is
+        noted, so the answer says what the graph holds instead."""
+        asked = intent.answer_label
+        if asked is None or not result.findings:
+            return result
+        accepted = self.schema.answers_for(asked)
+        nodes = runner.evidence.nodes
+        kept = [f for f in result.findings if nodes[f.node].label in accepted]
+        if len(kept) < len(result.findings) and not kept:
+            other = Counter((nodes[f.node].label, verb(f.relation)) for f in result.findings)
+            held = ", ".join(
+                f"{n} {label} nodes ({how})" for (label, how), n in other.most_common()
+            )
+            notes.append(f"no {asked} node answers what was asked; the graph holds {held} there")
+        return dataclasses.replace(result, findings=kept)
+
     def run_request(self, request: Request, runner: QueryRunner) -> StepResult:
         """Run one request with its strategy (also the LLM planner's breadth/depth tools)."""
         strategy = self.strategies.get(type(request))
@@ -301,6 +336,30 @@ def _why_empty(mentions: list[Mention], plan: Plan) -> str:
     names = ", ".join(c.name for m in mentions for c in m.candidates[:3])
     asked = f"{relations} edges" if relations else "edges"
     return f"no {asked} of the asked kind were found for {names}"
+
+
+def _held(surveyed: list[dict], subject: list[str], mentions: list[Mention]) -> str | None:
+    """What the graph does hold for the question's subject, when nothing answered: the
+    relationship types and how many edges of each, as a step surveyed them ("what the graph
+    holds about the subject" instead of an answer about a namesake). Named, not cited: a
+    finding no one asked for is no answer."""
+    names = {
+        c.id: c.name for m in mentions for c in (*m.candidates, *m.alternatives) if c.id in subject
+    }
+    rows = {(r["seed"], r["type"], r["outgoing"], r["label"]): r["edges"] for r in surveyed}
+    counts: Counter[tuple[str, str, bool, str]] = Counter()
+    for (seed, rel_type, outgoing, label), edges in rows.items():  # each step surveys anew
+        if rel_type != BRIDGE and seed in names:
+            counts[(seed, verb(rel_type), outgoing, label)] += edges
+    if not counts:
+        return None
+    per_seed: dict[str, list[str]] = {}
+    for (seed, how, outgoing, label), n in sorted(counts.items(), key=lambda item: -item[1]):
+        nodes = f"{n} {label} node{'s' if n > 1 else ''}"
+        per_seed.setdefault(seed, []).append(f"{how} {nodes}" if outgoing else f"{nodes} {how} it")
+    return "the graph holds for " + "; ".join(
+        f"{names[seed]}: {', '.join(held)}" for seed, held in per_seed.items()
+    )
 
 
 def _describe(plan: Plan, researcher: Researcher | None) -> dict:

@@ -78,6 +78,14 @@ def summarise(
 ) -> str:
     """One paragraph: the verdict, ambiguity, then what was found (or that nothing was)."""
     positives = answer_nodes(evidence, findings)
+    negated = [f for f in findings if f.negated]
+    if not positives and negated and verdict in _VERDICT:
+        # the source asserts the claim's negation (GO/HPO NOT): a verdict, not a miss
+        denied = ", ".join(dict.fromkeys(_short(evidence.nodes[f.node]) for f in negated))
+        return (
+            f"{_VERDICT[verdict]}, according to the graph: its source asserts the negation "
+            f"(NOT) for {denied}."
+        )
     if not positives:  # names only: an answer that found nothing cites nothing
         reasons = "; ".join(dict.fromkeys(n for n in notes if n)) or "nothing matched"
         tried = [
@@ -99,7 +107,6 @@ def summarise(
     more = f" and {len(positives) - 10} more" if len(positives) > 10 else ""
     relations = sorted({_relation(f) for f in findings})
     parts.append(f"{len(positives)} found ({'; '.join(relations)}): {', '.join(shown)}{more}.")
-    negated = [f for f in findings if f.negated]
     if negated:
         parts.append(f"{len(negated)} negated assertions (NOT) are listed as such.")
     parts += [f"Note: {n}." for n in dict.fromkeys(notes) if n]

@@ -16,7 +16,7 @@ and the answer says the graph holds nothing either way.
 
 from __future__ import annotations
 
-from biokg.graph_agent.findings import Finding, StepResult
+from biokg.graph_agent.findings import Finding, StepResult, verdict_of
 from biokg.graph_agent.requests import ClaimCheck, Neighbours
 from biokg.graph_agent.research import BreadthSearch, Equivalent, ResearchStep, same_as
 from biokg.graph_agent.runner import QueryRunner
@@ -84,7 +84,7 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
                     "values for the rest"
                 )
                 return StepResult(self.name, findings + held, note=note)
-        verdict = _verdict(findings, request.negated)
+        verdict = verdict_of(findings, request.negated)
         also: list[Finding] = []
         if verdict and request.held and runner.remaining_queries > 1:
             also = _also_held(runner, request, findings)
@@ -150,10 +150,3 @@ def _paths(runner: QueryRunner, params: dict) -> list[Finding]:
             merged[key].edge_ids += edges
             merged[key].via.append(row["via"]["id"])
     return sorted(merged.values(), key=lambda f: -len(f.via))
-
-
-def _verdict(findings: list[Finding], negated_claim: bool) -> str | None:
-    if not findings:
-        return None
-    holds = any(not f.negated for f in findings)
-    return "yes" if holds != negated_claim else "no"

@@ -41,3 +41,13 @@ class StepResult:
     ms: float = 0.0
     verdict: str | None = None
     note: str | None = None
+
+
+def verdict_of(findings: list[Finding], negated_claim: bool) -> str | None:
+    """A claim's verdict from the edges found for it: an edge supports "yes" for a positive
+    claim and "no" for a negated one; only negated edges (GO/HPO ``NOT``) reverse that. None
+    when nothing was found: the graph holds nothing either way."""
+    if not findings:
+        return None
+    holds = any(not f.negated for f in findings)
+    return "yes" if holds != negated_claim else "no"

@@ -85,6 +85,9 @@ class Intent:
     #: the label a which/what question names before anything else ("Which diseases …", "What
     #: are the phenotypes of …"): the kind its answers are
     answer_label: str | None = None
+    #: a relationship phrase that also names a value of the type ("dominantly"): a yes/no
+    #: question worded with one claims that value, not merely that some edge exists
+    names_a_value: bool = False
 
     @property
     def asks_not_held(self) -> bool:
@@ -126,6 +129,11 @@ class QuestionReader:
         entries += [(name, "prefix", prefix) for name, prefix in prefix_names]
         entries += [(phrase, "grammar", phrase) for phrase in GRAMMAR_PHRASES]
         self._phrases = _vocabulary(entries)
+        self._values = {
+            (_lemmas(phrase), rel)
+            for rel, spec in schema.types.items()
+            for phrase in spec.value_phrases
+        }
 
     @property
     def nouns(self) -> set[str]:
@@ -265,6 +273,9 @@ class QuestionReader:
                 if head and head[0] == "label" and words[:1] in _ASKING_KIND_OPENERS
                 else None
             ),
+            names_a_value=any(
+                (p.lemmas, p.name) in self._values for _, p in found if p.vocabulary == "relation"
+            ),
         )
 
 
@@ -310,7 +321,7 @@ def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:
     parent, a difference lemmas would erase."""
     phrases = {
         _Phrase(
-            tuple(w if vocabulary == "inverse" else lemma(w) for w in mention_key(text).split()),
+            tuple(mention_key(text).split()) if vocabulary == "inverse" else _lemmas(text),
             vocabulary,
             name,
         )
@@ -318,6 +329,10 @@ def _vocabulary(entries: Iterable[tuple[str, str, str]]) -> list[_Phrase]:
         if mention_key(text)
     }
     return sorted(phrases, key=lambda p: (-len(p.lemmas), p.vocabulary, p.name, p.lemmas))
+
+
+def _lemmas(text: str) -> tuple[str, ...]:
+    return tuple(lemma(w) for w in mention_key(text).split())
 
 
 def _find(

@@ -34,6 +34,7 @@ from biokg.graph_agent.lexicon_build import (
     file_name,
     fill,
     frames,
+    key_code,
     newest_lexicon,
 )
 from biokg.store import GraphStore
@@ -312,6 +313,8 @@ def _builder_pid(name: str) -> int | None:
 
 
 def graph_digest(versions: list[dict]) -> str:
-    """A digest of the current load of every source (``agent_data_versions`` rows)."""
+    """A digest of the current load of every source (``agent_data_versions`` rows) and of the
+    code that keys names (:func:`key_code`): a release of biokg that keys names otherwise
+    ("type XII" as "type 12") reads no lexicon keyed the old way."""
     state = sorted((v["source"], v["load_id"]) for v in versions)
-    return hashlib.sha1(repr((LEXICON_FORMAT, state)).encode()).hexdigest()[:16]
+    return hashlib.sha1(repr((LEXICON_FORMAT, key_code(), state)).encode()).hexdigest()[:16]

@@ -77,7 +77,7 @@ _NODE_COLUMNS = ("id", "label", "name")
 _FORM_RULES = ("base", "derived")
 _REF_RULES = ("id", "xref")
 #: A lexicon's build record: ``rows``, the digest of what it was built from
-#: (:func:`_whole_digest`); ``keys``, the code that keyed it (:func:`_key_code`).
+#: (:func:`_whole_digest`); ``keys``, the code that keyed it (:func:`key_code`).
 _META = "SELECT value FROM meta WHERE key = ?"
 
 
@@ -117,7 +117,7 @@ def write_file(rows: list[dict], present: list[str], path: Path) -> Path:
         ``path``.
     """
     digests = _row_digests(rows)
-    code = _key_code()
+    code = key_code()
     whole = _whole_digest(digests, present, code)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
@@ -169,7 +169,7 @@ def _row_digests(rows: list[dict]) -> dict[str, int]:
 
 
 @cache
-def _key_code() -> str:
+def key_code() -> str:
     """A digest of what turns a row into keys besides the row: the code of the modules that
     make keys (name keys, GO forms, this module) and schema/'s node labels (which are
     documents, which are named), so that keys kept from an earlier lexicon are never those of
@@ -189,7 +189,7 @@ def _key_code() -> str:
 
 def _whole_digest(digests: dict[str, int], present: list[str], code: str) -> str:
     """What a lexicon is built from, as one digest: every row's, the labels that have nodes the
-    lexicon names none of, the key code (:func:`_key_code`) and the lexicon's format."""
+    lexicon names none of, the key code (:func:`key_code`) and the lexicon's format."""
     state = [LEXICON_FORMAT, code, sorted(present), sorted(digests.items())]
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
 

@@ -53,7 +53,7 @@ from biokg.graph_agent.linking_score import (
 )
 from biokg.graph_agent.models import SEARCH_RULES, Candidate, Mention
 from biokg.graph_agent.question import Question
-from biokg.graph_agent.text import mention_key
+from biokg.graph_agent.text import mention_key, numbered
 
 log = logging.getLogger(__name__)
 MAX_SPAN_TOKENS = 24
@@ -475,7 +475,7 @@ class EntityLinker:
         """
         worded = [t for t in span if t.key]  # a lone "-" or "&" has no key
         keys = [t.key for t in worded]
-        key = " ".join(keys)
+        key = numbered(" ".join(keys))
         candidates = self._exact(text, key=key)
         if not candidates and keys and (head := _singular(keys[-1])) != keys[-1]:
             # a plural head is the name's own ("protein kinases", "growth factors"): names are

@@ -275,7 +275,25 @@ class DeterministicPlanner:
             if reaching:
                 requests.append(Neighbours(tuple(seeds), tuple(reaching), focus, why=ASKED_LABEL))
             why = "one-hop over the asked relationships"
-            requests.append(Neighbours(tuple(seeds), tuple(relations), focus, why=why))
+            # "Is X inherited?", "Is FBN1 associated with any disease?": whether any such edge
+            # exists decides it; not when the phrase names a value ("inherited dominantly") or
+            # other words of the question name something no mention covers
+            decides = (
+                intent.polar
+                and bool(intent.relations)
+                and not intent.names_a_value
+                and not intent.words
+            )
+            requests.append(
+                Neighbours(
+                    tuple(seeds),
+                    tuple(relations),
+                    focus,
+                    why=why,
+                    decides=decides,
+                    negated=intent.negated,
+                )
+            )
         elif not (intent.relations or targets):
             # nothing asked but the entity itself ("Tell me about X"): everything it touches;
             # else only what shares the question's words ("Is CD63 an exosomal marker?",

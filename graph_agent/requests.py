@@ -62,12 +62,16 @@ class Request:
 @dataclass(frozen=True)
 class Neighbours(Request):
     """Breadth-first: the seeds' one-hop neighbours over ``relations`` (all when empty);
-    ``caveat``: said beside what it finds (what was asked and is not what it answers)."""
+    ``caveat``: said beside what it finds (what was asked and is not what it answers);
+    ``decides``: a yes/no question whether the seeds hold any such edge at all ("Is X
+    inherited?"): what it finds is the verdict, ``negated`` for a negated question."""
 
     seeds: tuple[str, ...]
     relations: tuple[Relation, ...] = ()
     focus: Focus = Focus()
     caveat: str | None = None
+    decides: bool = False
+    negated: bool = False
 
 
 @dataclass(frozen=True)

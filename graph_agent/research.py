@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from biokg.graph_agent.findings import Finding, StepResult
+from biokg.graph_agent.findings import Finding, StepResult, verdict_of
 from biokg.graph_agent.ranking import ranked
 from biokg.graph_agent.requests import (
     ChainWalk,
@@ -103,7 +103,8 @@ class BreadthSearch(ResearchStep[Neighbours]):
                 )
         found = ranked(runner.evidence, _merge(findings), request.focus)
         note = request.caveat if found else None
-        return StepResult(self.name, found, survey=survey, note=note)
+        verdict = verdict_of(found, request.negated) if request.decides else None
+        return StepResult(self.name, found, survey=survey, note=note, verdict=verdict)
 
 
 class ChainSearch(ResearchStep[ChainWalk]):

@@ -108,11 +108,14 @@ class Token:
     parenthesised: bool = False  # inside (...): often restates the name before it
 
 
-_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9}
+_UNITS = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
+#: Roman numerals 1 to 39, the type numbers names use ("collagen type XXVII", "type IIB").
+_ROMAN = {"x" * tens + unit: 10 * tens + n for tens in range(4) for n, unit in enumerate(_UNITS)}
+del _ROMAN[""]
 #: Words a type's number or letter follows ("type II", "group B").
 TYPE_WORDS = frozenset({"type", "types", "group", "class", "grade", "stage", "form"})
 _NUMBERED = re.compile(
-    rf"\b({'|'.join(sorted(TYPE_WORDS))})\s+(i{{1,3}}|iv|vi{{0,3}}|ix)([a-d]?)\b"
+    rf"\b({'|'.join(sorted(TYPE_WORDS))})\s+(x{{0,3}}(?:i{{1,3}}|iv|vi{{0,3}}|ix)|x{{1,3}})([a-d]?)\b"
 )
 
 
@@ -128,6 +131,12 @@ def mention_key(text: str) -> str:
     endocrine neoplasia type 2B" meet "Cornelia de Lange syndrome", "Crohn's disease",
     "5-alpha-reductase", "Behçet disease" and "Multiple endocrine neoplasia, type IIB"."""
     key = name_key(_unaccented(_GREEK.sub(_spelt_out, _POSSESSIVE.sub("", text))))
+    return numbered(key)
+
+
+def numbered(key: str) -> str:
+    """A key with Roman type numbers written as digits ("type vii" → "type 7"): applied to a
+    name's whole key, and to a span's key joined from its words' keys."""
     return _NUMBERED.sub(lambda m: f"{m[1]} {_ROMAN[m[2]]}{m[3]}", key)
 
 

@@ -79,6 +79,9 @@ class QuestionWordings(_Strict):
     inverse: tuple[str, ...]
     describe_forward: str
     describe_inverse: str
+    #: a yes/no question whether ``{name}`` holds the type's edge to ``{object}``: the eval's and
+    #: tests' verification wording
+    verify: str
     paraphrases: Paraphrases = Paraphrases()
     #: types that answer the same questions from another source (a drug's side effects from its
     #: label and from FAERS reports): the paraphrase matcher tries them right after this one
@@ -97,6 +100,8 @@ class QuestionWordings(_Strict):
         missing = [q for q in wordings if "{name}" not in q]
         if missing:
             raise ValueError(f"question wordings without a {{name}} placeholder: {missing}")
+        if not {"{name}", "{object}"} <= set(re.findall(r"\{\w+\}", self.verify)):
+            raise ValueError(f"verify wording {self.verify!r} needs {{name}} and {{object}}")
         return self
 
 
@@ -114,6 +119,8 @@ class RelationshipSpec(_Strict):
     qualifiers: tuple[str, ...]
     phrases: tuple[str, ...]
     inverse_phrases: tuple[str, ...]
+    #: phrases that name values of the type as they cue it ("dominant"): see relationships.yaml
+    value_phrases: tuple[str, ...] = ()
     questions: QuestionWordings
 
     @property
@@ -128,6 +135,9 @@ class RelationshipSpec(_Strict):
         missing = [q for q in self.qualifiers if q not in self.properties]
         if missing:
             raise ValueError(f"qualifiers {missing} are not declared in properties")
+        stray = [p for p in self.value_phrases if p not in self.phrases]
+        if stray:
+            raise ValueError(f"value_phrases {stray} are not among the type's phrases")
         clashing = [q for q in self.predicate_qualifiers if q in self.properties]
         if clashing:
             raise ValueError(f"predicate_qualifiers {clashing} are also edge properties")
@@ -158,6 +168,7 @@ class _NodesFile(_Strict):
     entity: dict[str, PropertyType]
     labels: dict[str, LabelSpec]
     asked_properties: dict[str, tuple[str, ...]]
+    answer_groups: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     precedence: PrecedenceSpec
 
 
@@ -187,6 +198,8 @@ class GraphSchema(_Strict):
     resolver: str
     #: property → what people call it in questions (nodes.yaml ``asked_properties``)
     asked_properties: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: Biolink mixin → labels whose nodes answer for one another (nodes.yaml ``answer_groups``)
+    answer_groups: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: topic → how people ask for it; no source holds it (relationships.yaml ``not_held``)
     not_held: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: whole questions no relationship answers, ``{name}`` the entity (``not_held_questions``)
@@ -249,6 +262,17 @@ class GraphSchema(_Strict):
                 f"(declared: {', '.join(sorted(self.types))})"
             ) from None
 
+    def answers_for(self, label: str) -> frozenset[str]:
+        """The labels whose nodes answer a question asking for ``label`` by its noun: the label,
+        its ``answer_groups`` fellows and documents, which answer in the words they quote."""
+        fellows = {label}.union(*(g for g in self.answer_groups.values() if label in g))
+        documents = {
+            name
+            for name, spec in self.labels.items()
+            if spec.category == "biolink:InformationContentEntity"
+        }
+        return frozenset(fellows | documents)
+
     def node_properties(self, label: str) -> dict[str, PropertyType]:
         return {**self.entity, **self.label(label).properties}
 
@@ -291,6 +315,10 @@ class GraphSchema(_Strict):
         for label in self.precedence.labels:
             if label not in self.labels:
                 problems.append(f"nodes.yaml: precedence names unknown label {label!r}")
+        for group, members in self.answer_groups.items():
+            unknown = [label for label in members if label not in self.labels]
+            if unknown:
+                problems.append(f"nodes.yaml: answer_groups.{group} names unknown labels {unknown}")
         for key in self.precedence.properties:
             label, _, prop = key.partition(".")
             if label not in self.labels or prop not in self.node_properties(label):
@@ -384,6 +412,7 @@ def _load(directory: Path) -> GraphSchema:
             prefixes=prefixes.prefixes,
             resolver=prefixes.resolver,
             asked_properties=nodes.asked_properties,
+            answer_groups=nodes.answer_groups,
             precedence=nodes.precedence,
             not_held=rels.not_held,
             not_held_questions=rels.not_held_questions,

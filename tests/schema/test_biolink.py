@@ -74,3 +74,17 @@ def test_every_predicate_qualifier_is_a_qualifier_slot_with_an_allowed_value() -
             name = slot.replace("_", " ")
             assert name in slots and "qualifier" in _ancestors(slots, name), f"{rel}: {slot}"
             assert value in _permissible(enums[slots[name]["range"]]), f"{rel}: {value}"
+
+
+def test_every_answer_group_is_a_biolink_class_its_members_descend_from() -> None:
+    classes = _model()["classes"]
+    names = {_camel(name): name for name in classes}
+    schema = load_schema()
+    assert schema.answer_groups, "nodes.yaml declares no answer_groups"
+    for group, members in schema.answer_groups.items():
+        assert group in names, f"answer_groups.{group} is no Biolink class"
+        for label in members:
+            local = schema.labels[label].category.partition(":")[2]
+            lineage = _ancestors(classes, names[local])
+            mixins = {m for c in lineage for m in classes[c].get("mixins") or ()}
+            assert names[group] in {*lineage, *mixins}, f"{label} is no {group}"
