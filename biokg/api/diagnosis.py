@@ -11,14 +11,15 @@ milliseconds, so the first call has :data:`INDEX_BUILD_S` more than the usual de
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from biokg.api.errors import documented
 from biokg.api.routes import Agent, in_thread, request_timeout
 from biokg.graph_agent.diagnosis.load import index_loaded
+from biokg.graph_agent.diagnosis.phenopacket import phenopacket_case
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis
 from biokg.graph_agent.diagnosis.service import DEFAULT_METHOD, MAX_TOP, diagnose
 
@@ -34,6 +35,8 @@ Reference = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.-]*:
 MAX_WITHHELD = 50
 
 router = APIRouter()
+#: The scorers a request may name.
+Method = Literal["likelihood-ratio", "resnik-bma", "exact-ic"]
 
 
 class DiagnoseRequest(BaseModel):
@@ -48,7 +51,7 @@ class DiagnoseRequest(BaseModel):
         default_factory=list, max_length=MAX_TERMS, examples=[["HP:0001250"]]
     )
     top: int = Field(DEFAULT_TOP, ge=1, le=MAX_TOP, description="how many diseases to list")
-    method: Literal["likelihood-ratio", "resnik-bma", "exact-ic"] = Field(
+    method: Method = Field(
         DEFAULT_METHOD, description="the scorer (docs/decisions/0021-differential-diagnosis.md)"
     )
     withhold_references: list[Reference] = Field(
@@ -56,7 +59,7 @@ class DiagnoseRequest(BaseModel):
         max_length=MAX_WITHHELD,
         examples=[["PMID:28513613"]],
         description="rank as if these publications did not exist: the annotation lines "
-        "citing them are left out (docs/decisions/0022-leave-publication-out-diagnosis.md)",
+        "citing them are left out (docs/decisions/0025-leave-publication-out-diagnosis.md)",
     )
 
 
@@ -77,6 +80,38 @@ async def diagnose_route(body: DiagnoseRequest, agent: Agent) -> Diagnosis:
         top=body.top,
         method=body.method,
         withhold=body.withhold_references,
+    )
+    cold = 0.0 if index_loaded() else INDEX_BUILD_S
+    return await in_thread(work, seconds=request_timeout(agent.budget) + cold)
+
+
+@router.post(
+    "/diagnose/phenopacket",
+    response_model=Diagnosis,
+    tags=["diagnosis"],
+    responses=documented(413),
+)
+async def diagnose_phenopacket_route(
+    agent: Agent,
+    packet: Annotated[dict[str, Any], Body(description="one GA4GH v2 phenopacket (JSON)")],
+    top: Annotated[int, Query(ge=1, le=MAX_TOP)] = DEFAULT_TOP,
+    method: Annotated[Method, Query()] = DEFAULT_METHOD,
+    withhold_references: Annotated[list[Reference], Query(max_length=MAX_WITHHELD)] = [],  # noqa: B006
+) -> Diagnosis:
+    """Diseases ranked for a GA4GH v2 phenopacket: its phenotypic features are the observed
+    terms, those marked ``excluded`` the excluded ones (as ``POST /diagnose`` ranks them;
+    features outside HPO are not scored). A body that is not a v2 phenopacket is a 422 with
+    the schema's complaint."""
+    case = phenopacket_case(packet, "request body")
+    work = functools.partial(
+        diagnose,
+        agent.store,
+        agent.cache_dir,
+        case.observed,
+        case.excluded,
+        top=top,
+        method=method,
+        withhold=withhold_references,
     )
     cold = 0.0 if index_loaded() else INDEX_BUILD_S
     return await in_thread(work, seconds=request_timeout(agent.budget) + cold)

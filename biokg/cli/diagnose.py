@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from biokg.cli import console, err_console, handle_errors
 from biokg.errors import AgentInputError
+from biokg.graph_agent.diagnosis.phenopacket import PhenopacketCase, read_phenopackets
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import SCORERS
 from biokg.graph_agent.diagnosis.service import DEFAULT_METHOD, ranker
@@ -38,24 +40,40 @@ def diagnose_command(
         help="JSONL of cases: {id, observed: [...], excluded: [...], withhold_references: "
         "[...]} a line (withhold_references optional).",
     ),
-    out: Path = typer.Option(None, "--out", help="With --cases: one ranking a line, as JSONL."),
+    phenopacket: Path = typer.Option(
+        None,
+        "--phenopacket",
+        help="A GA4GH v2 phenopacket (JSON), or a folder of them: its observed and excluded "
+        "phenotypic features are the case.",
+    ),
+    out: Path = typer.Option(
+        None, "--out", help="With --cases or --phenopacket: one ranking a line, as JSONL."
+    ),
     top: int = typer.Option(DEFAULT_TOP, "--top", "-n", help="How many diseases to list."),
     method: str = typer.Option(DEFAULT_METHOD, "--method", help=f"One of {', '.join(SCORERS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole ranking as JSON."),
 ) -> None:
     """Rank diseases for observed and excluded HPO terms; each cites the annotations it rests on."""
-    if (cases is None) == (not terms):
-        raise AgentInputError("give HPO terms, or --cases FILE --out FILE, not both")
+    if sum((bool(terms), cases is not None, phenopacket is not None)) != 1:
+        raise AgentInputError(
+            "give HPO terms, or --cases FILE --out FILE, or --phenopacket FILE|DIR: one of them"
+        )
     if cases is not None and out is None:
         raise AgentInputError("--cases needs --out FILE for the rankings")
     if cases is not None and withhold:
         raise AgentInputError("with --cases, give withhold_references on each case's line")
+    packets = read_phenopackets(phenopacket) if phenopacket is not None else []
+    if len(packets) > 1 and out is None:
+        raise AgentInputError(f"{phenopacket} holds {len(packets)} phenopackets: add --out FILE")
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
         ranks = ranker(store, settings.cache_dir, method)
-    if cases is not None:
-        _batch(ranks, cases, out, top)
+    if out is not None:
+        found = _lines(cases) if cases is not None else _packets(packets, withhold)
+        _batch(ranks, found, out, top)
         return
+    if packets:
+        terms, exclude = packets[0].observed, packets[0].excluded
     diagnosis = ranks.rank(terms, exclude, top=top, withhold=withhold)
     if as_json:
         print(json.dumps(asdict(diagnosis), indent=2))
@@ -63,15 +81,16 @@ def diagnose_command(
     _print(diagnosis)
 
 
-def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
-    """One ranking a line for each case of ``cases`` (score_dx.py's interface); the time per
-    case (ranking and evidence, without loading the index) goes to stderr."""
+#: One case of a batch: id, observed terms, excluded terms, withheld references.
+Case = tuple[object, list[str], list[str], list[str]]
+
+
+def _batch(ranker: DiagnosisRanker, cases: Iterable[Case], out: Path, top: int) -> None:
+    """One ranking a line for each case (score_dx.py's interface); the time per case (ranking
+    and evidence, without loading the index) goes to stderr."""
     times = []
-    with cases.open(encoding="utf-8") as lines, out.open("w", encoding="utf-8") as sink:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            case_id, observed, excluded, withheld = _case(line, cases, number)
+    with out.open("w", encoding="utf-8") as sink:
+        for case_id, observed, excluded, withheld in cases:
             started = time.perf_counter()
             diagnosis = ranker.rank(observed, excluded, top=top, withhold=withheld)
             times.append(time.perf_counter() - started)
@@ -83,7 +102,21 @@ def _batch(ranker: DiagnosisRanker, cases: Path, out: Path, top: int) -> None:
         )
 
 
-def _case(line: str, cases: Path, number: int) -> tuple[object, list[str], list[str], list[str]]:
+def _lines(cases: Path) -> Iterator[Case]:
+    """The cases of a JSONL file, one a line (blank lines skipped)."""
+    with cases.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                yield _case(line, cases, number)
+
+
+def _packets(packets: list[PhenopacketCase], withhold: list[str]) -> Iterator[Case]:
+    """The cases of phenopackets, each ranked without ``withhold``'s references."""
+    for packet in packets:
+        yield packet.id, packet.observed, packet.excluded, withhold
+
+
+def _case(line: str, cases: Path, number: int) -> Case:
     """One case line's id, observed and excluded terms, and withheld references.
 
     Raises:

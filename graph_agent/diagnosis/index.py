@@ -145,6 +145,8 @@ class PhenotypeIndex:
     absent: Profiles
     twins: dict[str, list[str]]
     bridge_edges: dict[str, list[dict[str, str]]]
+    #: disease index → its records' genes (gene, symbol, edge, source, source_record)
+    genes: dict[int, list[dict[str, str]]]
     F: sparse.csc_matrix = field(repr=False)
     direct: sparse.csr_matrix = field(repr=False)
     ic: np.ndarray = field(repr=False)
@@ -200,12 +202,14 @@ def build_index(
     hierarchy: pl.DataFrame,
     annotations: pl.DataFrame,
     twins: pl.DataFrame,
+    genes: pl.DataFrame | None = None,
     *,
     merge_twins: bool = True,
 ) -> PhenotypeIndex:
     """The index from the graph's rows: ``terms`` (id, name), ``hierarchy`` (child, parent),
     ``annotations`` (disease, name, term, frequency, negated, edge, source, source_record,
-    references) and ``twins`` (subject, object, edge, source_record).
+    references), ``twins`` (subject, object, edge, source_record) and ``genes`` (disease, gene,
+    symbol, edge, source, source_record; none: no disease lists genes).
 
     With ``merge_twins`` a disease is the set of records the bridge joins, its profile the union
     of their annotations (OMIM's and Orphanet's curations of one disease complete each other);
@@ -252,6 +256,7 @@ def build_index(
         absent=absent,
         twins=groups,
         bridge_edges=bridge,
+        genes=_genes(genes, groups if merge_twins else {}, d_index),
         F=F,
         direct=_direct(profiles, len(ids)),
         ic=ic,
@@ -279,6 +284,20 @@ def _cohort_patients(
     patients = np.zeros(len(d_index))
     patients[frame["d"].to_numpy()] = frame["m"].to_numpy()
     return patients
+
+
+def _genes(
+    genes: pl.DataFrame | None, groups: dict[str, list[str]], d_index: dict[str, int]
+) -> dict[int, list[dict[str, str]]]:
+    """Each ranked disease's genes (those of every record the bridge joins into it), one
+    entry per (record, gene) edge, in the rows' order."""
+    found: dict[int, list[dict[str, str]]] = {}
+    for row in genes.iter_rows(named=True) if genes is not None else ():
+        record = row["disease"]
+        d = d_index.get(groups.get(record, [record])[0])
+        if d is not None:
+            found.setdefault(d, []).append(row)
+    return found
 
 
 def _name(disease: str, groups: dict[str, list[str]], names: dict[str, str | None]) -> str | None:

@@ -46,6 +46,14 @@ TABLES = {
         "edge": pl.String,
         "source_record": pl.String,
     },
+    "diagnosis_genes": {
+        "disease": pl.String,
+        "gene": pl.String,
+        "symbol": pl.String,
+        "edge": pl.String,
+        "source": pl.String,
+        "source_record": pl.String,
+    },
 }
 _LOADED: dict[str, PhenotypeIndex] = {}
 #: one build at a time: concurrent API requests after a refresh wait for the same index
@@ -53,8 +61,9 @@ _BUILDING = threading.Lock()
 
 
 #: Bumped when the cached rows' columns change, so rows of an older layout are read again
-#: (4: the annotations' ``references``, for leave-publication-out ranking).
-ROWS_FORMAT = 4
+#: (4: the annotations' ``references``, for leave-publication-out ranking; 5: the diseases'
+#: genes).
+ROWS_FORMAT = 5
 
 
 def load_key(store: GraphStore) -> str:
@@ -109,6 +118,7 @@ def _read(store: GraphStore) -> dict[str, pl.DataFrame]:
         frames[name] = pl.DataFrame(rows, schema=schema)
     annotations = frames["diagnosis_annotations"]
     frames["diagnosis_annotations"] = annotations.sort("disease", "term", "edge")
+    frames["diagnosis_genes"] = frames["diagnosis_genes"].sort("disease", "gene", "edge")
     return frames
 
 

@@ -62,6 +62,9 @@ class RankedDisease:
     evidence: list[Evidence]
     bridge: list[dict[str, str]] = field(default_factory=list)
     prior: float = 0.0
+    #: the genes associated with the disease's records (``disease``: the record whose
+    #: ASSOCIATED_WITH ``edge`` names the gene), for a variant pipeline to read
+    genes: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,7 @@ class DiagnosisRanker:
             evidence=[self._evidence(d, m, kept) for m in matches],
             bridge=self.index.bridge_edges.get(disease, []),
             prior=round(prior, 4),
+            genes=self.index.genes.get(d, []),
         )
 
     def _evidence(

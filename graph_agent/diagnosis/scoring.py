@@ -349,14 +349,18 @@ class LikelihoodRatio(Scorer):
         (computed once per index, scorer settings and version of this module, and kept with
         the index's cached rows: :meth:`PhenotypeIndex.stored`). With ``withheld``, the
         changed diseases' values are computed again from the lines they keep, over the same
-        draw; the others keep the index's (the approximation :mod:`.withhold` describes)."""
+        draw, once per view; the others keep the index's (the approximation
+        :mod:`.withhold` describes)."""
         kept = index.stored(self._key("expected"), lambda: self._expected(index))
         seen, absent = kept["seen"], kept["absent"]
         if withheld is None:
             return seen, absent
-        seen, absent = seen.copy(), absent.copy()
-        seen[withheld.rows], absent[withheld.rows] = self._changed_expected(index, withheld)
-        return seen, absent
+        key = self._key("expected")
+        if key not in withheld.derived:
+            seen, absent = seen.copy(), absent.copy()
+            seen[withheld.rows], absent[withheld.rows] = self._changed_expected(index, withheld)
+            withheld.derived[key] = seen, absent
+        return withheld.derived[key]
 
     def _key(self, what: str) -> str:
         """The name of what this scorer's settings compute once per index."""

@@ -18,7 +18,7 @@ scorers read in place of the index's own statistics:
   expectation moves there only through the background and IC of the few terms the withheld
   lines propagate to, and the draw's own weights by a few lines in 260,000. The effect of
   that approximation is measured against exact recomputation in
-  docs/decisions/0022-leave-publication-out-diagnosis.md.
+  docs/decisions/0025-leave-publication-out-diagnosis.md.
 
 The view is made per case (a few milliseconds) and touches nothing shared: other cases of a
 batch rank against the whole index.
@@ -27,7 +27,8 @@ batch rank against the whole index.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,6 +56,8 @@ class Withheld:
     shift: np.ndarray
     gone: np.ndarray
     kept: dict[int, list[Annotation]]
+    #: what a scorer derives from the view once per case (its calibration), by name
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def lines(self) -> int:

@@ -7,6 +7,9 @@ syndrome (OMIM:154700, one disease with ORPHA:558 through the bridge). HP:000125
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -69,3 +72,41 @@ def test_diagnose_needs_the_key_and_at_least_one_observed_term(
     assert client.post("/diagnose", json={"observed": MARFAN_FEATURES}).status_code == 401
     response = client.post("/diagnose", json={"observed": []}, headers=auth)
     assert response.status_code == 422 and response.json()["fields"] == ["observed"]
+
+
+#: A real GA4GH v2 phenopacket from phenopacket-store (read in place).
+PACKET = (
+    Path(__file__).resolve().parents[3]
+    / "shared"
+    / "data"
+    / "phenopackets"
+    / "PMID_15148656_female_patient.json"
+)
+
+
+def test_a_phenopacket_ranks_as_its_terms_do(client: TestClient, auth: dict[str, str]) -> None:
+    packet = json.loads(PACKET.read_text())
+    features = packet["phenotypicFeatures"]
+    terms = {
+        "observed": [f["type"]["id"] for f in features if not f.get("excluded")],
+        "excluded": [f["type"]["id"] for f in features if f.get("excluded")],
+        "top": 5,
+    }
+    by_packet = client.post("/diagnose/phenopacket?top=5", json=packet, headers=auth)
+    by_terms = client.post("/diagnose", json=terms, headers=auth)
+    assert by_packet.status_code == 200 and by_terms.status_code == 200, by_packet.text
+    assert by_packet.json() == by_terms.json() and terms["excluded"]
+    withheld = client.post(
+        "/diagnose/phenopacket",
+        params={"top": 5, "withhold_references": "PMID:15148656"},
+        json=packet,
+        headers=auth,
+    )
+    assert withheld.status_code == 200 and withheld.json()["withheld"] == ["PMID:15148656"]
+
+
+def test_a_body_that_is_not_a_phenopacket_is_422(client: TestClient, auth: dict[str, str]) -> None:
+    body = {"id": "x", "phenotypicFeatures": [{"type": "HP:0001166"}]}
+    response = client.post("/diagnose/phenopacket", json=body, headers=auth)
+    assert response.status_code == 422
+    assert "not a GA4GH v2 phenopacket" in response.text

@@ -44,6 +44,7 @@ OPERATIONS = [
     ("GET", "/entities/{curie}"),
     ("GET", "/entities/{curie}/neighbourhood"),
     ("POST", "/diagnose"),
+    ("POST", "/diagnose/phenopacket"),
 ]
 
 

@@ -70,3 +70,50 @@ def test_the_table_shows_each_diseases_prior_beside_its_score(
     # the score is the prior plus the terms' contributions: the table names the prior's part
     for entry in json.loads(ranked.output)["ranking"]:
         assert f"{entry['prior']:+.2f}" in shown.output
+
+
+#: Real GA4GH v2 phenopackets from phenopacket-store (read in place), each behind one line of
+#: the development cases.
+PACKETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phenopackets"
+DEV = PACKETS.parents[1] / "eval" / "diagnosis_dev.jsonl"
+
+
+def test_a_folder_of_phenopackets_ranks_as_their_development_lines(
+    agent_graph: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    names = sorted(p.stem for p in PACKETS.glob("*.json"))
+    lines = {case["id"]: case for case in map(json.loads, DEV.read_text().splitlines())}
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        "".join(
+            json.dumps({k: lines[n][k] for k in ("id", "observed", "excluded")}) + "\n"
+            for n in names
+        )
+    )
+    env = settings_env(settings)
+    read, given = tmp_path / "read.jsonl", tmp_path / "given.jsonl"
+    from_packets = runner.invoke(
+        app, ["diagnose", "--phenopacket", str(PACKETS), "--out", str(read), "--top", "5"], env=env
+    )
+    from_lines = runner.invoke(
+        app, ["diagnose", "--cases", str(cases), "--out", str(given), "--top", "5"], env=env
+    )
+    assert from_packets.exit_code == 0 and from_lines.exit_code == 0, from_packets.output
+    assert read.read_text() == given.read_text()
+    ranked = [json.loads(line) for line in read.read_text().splitlines()]
+    assert [r["id"] for r in ranked] == names
+    # each disease entry lists its genes (the ASSOCIATED_WITH edges of its records)
+    assert sum(bool(e["genes"]) for r in ranked for e in r["ranking"]) >= 24
+
+
+def test_one_phenopacket_prints_its_ranking_and_a_folder_needs_out(settings: Settings) -> None:
+    one = sorted(PACKETS.glob("*.json"))[0]
+    env = settings_env(settings)
+    shown = runner.invoke(app, ["diagnose", "--phenopacket", str(one), "--json"], env=env)
+    assert shown.exit_code == 0, shown.output
+    line = next(
+        case for case in map(json.loads, DEV.read_text().splitlines()) if case["id"] == one.stem
+    )
+    assert json.loads(shown.output)["excluded"] == line["excluded"]
+    folder = runner.invoke(app, ["diagnose", "--phenopacket", str(PACKETS)], env=env)
+    assert folder.exit_code == 1 and "add --out FILE" in folder.output

@@ -153,3 +153,21 @@ def test_the_hierarchy_is_the_ontologys_own_is_a_edges(agent_graph: GraphStore) 
         assert (SEIZURE, FOCAL) not in pairs
     finally:
         agent_graph.write("MATCH ()-[r:IS_A {id: $id}]->() DELETE r", edge)
+
+
+def test_an_entry_lists_its_genes_each_an_edge_of_the_graph(
+    index: PhenotypeIndex, agent_graph: GraphStore
+) -> None:
+    ranking = DiagnosisRanker(index).rank(MARFAN_FEATURES, top=5).ranking
+    [marfan] = [e for e in ranking if MARFAN in e.ids]
+    # Marfan syndrome is FBN1's (NCBIGene:2200), in genes_to_phenotype.txt
+    assert "FBN1" in {g["symbol"] for g in marfan.genes}
+    genes = [g for e in ranking for g in e.genes]
+    rows = agent_graph.read(
+        "UNWIND $rows AS row "
+        "MATCH (g:Gene {id: row.g})-[r:ASSOCIATED_WITH]->(d:Disease {id: row.d}) "
+        "WHERE r.id = row.e RETURN r.id AS e, d.id AS d",
+        {"rows": [{"g": g["gene"], "d": g["disease"], "e": g["edge"]} for g in genes]},
+    )
+    assert {r["e"] for r in rows} == {g["edge"] for g in genes}
+    assert {g["disease"] for g in marfan.genes} <= set(marfan.ids)
