@@ -13,6 +13,7 @@ and its evidence cited, without the annotation lines that cite them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from biokg.errors import EntityNotFoundError
+from biokg.graph_agent.diagnosis.allelic import ALLELIC_PENALTY, Allelic, allelic_scores
 from biokg.graph_agent.diagnosis.index import Annotation, PhenotypeIndex
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, Scorer, TermMatch
 from biokg.graph_agent.diagnosis.withhold import Withheld, withhold
@@ -52,7 +54,9 @@ class Evidence:
 class RankedDisease:
     """One entry of a ranking: a disease (and its bridged twins), its score and evidence
     (``rank`` 0: explained on request, not ranked). The score is ``prior`` (the scorer's, before
-    any term) plus the evidence's contributions."""
+    any term) plus the evidence's contributions, plus ``allelic``'s ``penalty`` when the disease
+    was ranked through an allelic disease (its own lines all withheld): the prior and evidence
+    are then that disease's."""
 
     rank: int
     id: str
@@ -65,6 +69,9 @@ class RankedDisease:
     #: the genes associated with the disease's records (``disease``: the record whose
     #: ASSOCIATED_WITH ``edge`` names the gene), for a variant pipeline to read
     genes: list[dict[str, str]] = field(default_factory=list)
+    #: set when ranked through an allelic disease (:mod:`.allelic`): its ``id`` and ``name``,
+    #: the ``gene`` they share with the gene edges of both (``edges``), and the ``penalty``
+    allelic: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,9 @@ class DiagnosisRanker:
         view = self.view(withhold)
         scores = self.scorer.score(self.index, seen, absent, view)
         prior = self.scorer.prior(self.index, view)
+        through: dict[int, Allelic] = {}
+        if view is not None and len(view.gone):
+            scores, through = allelic_scores(self.index, scores, view.gone)
         order = np.argsort(-scores, kind="stable")
         entries: list[RankedDisease] = []
         done: set[str] = set()
@@ -112,9 +122,14 @@ class DiagnosisRanker:
                 break
             if self.index.diseases[d] not in done:
                 rank = len(entries) + 1
-                entry = self._entry(
-                    int(d), float(scores[d]), float(prior[d]), seen, absent, rank, view
-                )
+                if int(d) in through:
+                    entry = self._allelic(
+                        int(d), through[int(d)], scores, prior, seen, absent, rank, view
+                    )
+                else:
+                    entry = self._entry(
+                        int(d), float(scores[d]), float(prior[d]), seen, absent, rank, view
+                    )
                 done.update(entry.ids)
                 entries.append(entry)
         return Diagnosis(
@@ -190,6 +205,43 @@ class DiagnosisRanker:
             bridge=self.index.bridge_edges.get(disease, []),
             prior=round(prior, 4),
             genes=self.index.genes.get(d, []),
+        )
+
+    def _allelic(
+        self,
+        d: int,
+        how: Allelic,
+        scores: np.ndarray,
+        prior: np.ndarray,
+        seen: list[int],
+        absent: list[int],
+        rank: int,
+        view: Withheld,
+    ) -> RankedDisease:
+        """The entry of a disease left with no line, ranked through the allelic disease
+        ``how`` names: that disease's prior and evidence, the penalty, the genes' edges."""
+        other = how.disease
+        base = self._entry(other, float(scores[other]), float(prior[other]), seen, absent, 0, view)
+        disease = self.index.diseases[d]
+        genes = self.index.genes.get(d, [])
+        edges = [g for g in genes + self.index.genes.get(other, []) if g["gene"] == how.gene]
+        return dataclasses.replace(
+            base,
+            rank=rank,
+            id=disease,
+            name=self.index.disease_names[d],
+            ids=self.index.twins.get(disease, [disease]),
+            score=round(float(scores[d]), 4),
+            bridge=self.index.bridge_edges.get(disease, []),
+            genes=genes,
+            allelic={
+                "id": base.id,
+                "name": base.name,
+                "gene": how.gene,
+                "symbol": edges[0]["symbol"] if edges else None,
+                "edges": edges,
+                "penalty": -ALLELIC_PENALTY,
+            },
         )
 
     def _evidence(

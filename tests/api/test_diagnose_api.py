@@ -110,3 +110,20 @@ def test_a_body_that_is_not_a_phenopacket_is_422(client: TestClient, auth: dict[
     response = client.post("/diagnose/phenopacket", json=body, headers=auth)
     assert response.status_code == 422
     assert "not a GA4GH v2 phenopacket" in response.text
+
+
+def test_a_withheld_publication_is_left_out_of_that_request_only(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    # PMID:33436942 (a Marfan cohort) is cited by 32 of Marfan's phenotype lines
+    body = {"observed": MARFAN_FEATURES, "top": 3, "withhold_references": ["PMID:33436942"]}
+    withheld = client.post("/diagnose", json=body, headers=auth).json()
+    plain = client.post("/diagnose", json={"observed": MARFAN_FEATURES, "top": 3}, headers=auth)
+    assert withheld["withheld_lines"] == 32 and plain.json()["withheld_lines"] == 0
+    [before] = [e for e in plain.json()["ranking"] if "OMIM:154700" in e["ids"]]
+    [after] = [e for e in withheld["ranking"] if "OMIM:154700" in e["ids"]]
+    # its 53-patient cohort no longer counts in the prior
+    assert after["prior"] < before["prior"]
+    bad = {"observed": MARFAN_FEATURES, "withhold_references": ["not a reference"]}
+    response = client.post("/diagnose", json=bad, headers=auth)
+    assert response.status_code == 422 and response.json()["fields"] == ["withhold_references.0"]

@@ -33,6 +33,14 @@ def test_the_diagnose_tool_ranks_diseases_with_cited_edges(
         [marfan] = [e for e in found["ranking"] if "OMIM:154700" in e["ids"]]
         assert "ORPHA:558" in marfan["ids"]
         assert all(e["edge"] and e["source_record"] for e in marfan["evidence"][:3])
+        # PMID:33436942 (a Marfan cohort) is cited by 32 of Marfan's phenotype lines
+        withheld = await session.call_tool(
+            "diagnose",
+            {"observed": MARFAN_FEATURES, "top": 3, "withhold_references": ["PMID:33436942"]},
+        )
+        assert not withheld.is_error, withheld.content
+        ranked = withheld.structured_content
+        assert ranked["withheld"] == ["PMID:33436942"] and ranked["withheld_lines"] == 32
         refused = await session.call_tool("diagnose", {"observed": []})
         assert refused.is_error
         assert "at least one observed HPO term" in json.dumps(refused.model_dump())

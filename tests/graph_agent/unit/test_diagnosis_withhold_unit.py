@@ -138,3 +138,36 @@ def test_a_withheld_ranking_cites_only_kept_lines_and_adds_up(index) -> None:
     plain = ranker.rank(["B", "C"], ["A"], top=10)
     d1 = next(e for e in plain.ranking if e.id == "D1")
     assert "e1" in {ev.edge for ev in d1.evidence} and plain.withheld == []
+
+
+#: D3 and D1 are diseases of one gene (allelic); D2 has another.
+GENES = pl.DataFrame(
+    {
+        "disease": ["D1", "D3", "D2"],
+        "gene": ["NCBIGene:1", "NCBIGene:1", "NCBIGene:2"],
+        "symbol": ["G1", "G1", "G2"],
+        "edge": ["g1", "g3", "g2"],
+        "source": ["infores:hpo-annotations"] * 3,
+        "source_record": ["genes_to_phenotype.txt#L1", "#L3", "#L2"],
+    }
+)
+
+
+def test_a_disease_left_with_no_line_ranks_through_its_allelic_disease() -> None:
+    index = build_index(TERMS, HIERARCHY, ANNOTATIONS, TWINS, GENES)
+    ranker = DiagnosisRanker(index, LikelihoodRatio(calibration_terms=200))
+    found = ranker.rank(["A", "C"], top=10, withhold=["PMID:1"])
+    entries = {e.id: e for e in found.ranking}
+    d3, d1 = entries["D3"], entries["D1"]
+    # D3 lost its only line: it takes D1's score (they share G1) less the penalty
+    assert d3.allelic is not None and d3.allelic["id"] == "D1"
+    assert d3.allelic["symbol"] == "G1"
+    assert {g["edge"] for g in d3.allelic["edges"]} == {"g1", "g3"}
+    assert d3.score == pytest.approx(d1.score + d3.allelic["penalty"], abs=1e-3)
+    assert d3.rank == d1.rank + 1
+    total = d3.prior + d3.allelic["penalty"] + sum(e.contribution for e in d3.evidence)
+    assert total == pytest.approx(d3.score, abs=1e-3)
+    assert [g["edge"] for g in d3.genes] == ["g3"]
+    # without the withheld reference D3 is ranked on its own lines
+    plain = {e.id: e for e in ranker.rank(["A", "C"], top=10).ranking}
+    assert plain["D3"].allelic is None and plain["D1"].genes[0]["symbol"] == "G1"
