@@ -118,6 +118,8 @@ def test_every_edge_a_withheld_ranking_cites_is_in_the_graph(
         if ev.edge
     }
     assert len(cited) >= 10
+    ids = [i for entry in ranking.ranking for i in entry.ids]
+    assert len(ids) == len(set(ids))  # bridged twins ranked once under withholding too
     rows = agent_graph.read(
         "UNWIND $rows AS row "
         "MATCH (:Disease {id: row.d})-[r:HAS_PHENOTYPE]->(:Phenotype {id: row.t}) "
