@@ -40,13 +40,18 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
         bridged = same_as(runner, subjects)
         same_subjects = bridged.equivalents
         same_objects = same_as(runner, objects).equivalents
-        objects = _with_subtypes(runner, (*objects, *same_objects))
+        asked = (*objects, *same_objects)
+        objects = _with_subtypes(runner, asked)
+        # a broad class ("Is X an enzyme?") has more subtypes than a list holds: read from the
+        # subjects' side, up the hierarchy from what they touch
+        broad = len(objects) >= MAX_SUBTYPES
         params = {
             "subjects": subjects + list(same_subjects),
-            "objects": objects,
+            "objects": list(asked) if broad else objects,
             "types": list(request.types),
             "limit": MAX_ROWS,
         }
+        template = "agent_claim_under" if broad else "agent_claim_edges"
         findings = [
             Finding(
                 node=row["node"]["id"],
@@ -56,7 +61,7 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
                 negated=bool(row["edge"]["props"].get("negated")),
                 support=2,  # a direct edge outranks any path
             )
-            for row in runner.template("agent_claim_edges", params, step="claim:edges")
+            for row in runner.template(template, params, step="claim:edges")
         ]
         findings = [_crossed(f, same_subjects, same_objects) for f in findings]
         summarising = any(

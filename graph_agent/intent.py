@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from biokg.graph_agent.models import Mention
-from biokg.graph_agent.question import Question
+from biokg.graph_agent.question import NEGATIONS, Question
 from biokg.graph_agent.text import (
     GRAMMAR_PHRASES,
     QUESTION_GRAMMAR,
@@ -257,7 +257,9 @@ class QuestionReader:
             target_labels=by["label"],
             inverse=by["inverse"],
             polar=polar,
-            negated=question.negated,
+            # a negation inside a linked name ("… without neurofibrillary tangles") is the
+            # name's, not the claim's
+            negated=polar and any(w in NEGATIONS for w in lemmas),
             kinds=by["kind"],
             attribute=attribute,
             prefixes=by["prefix"],

@@ -409,6 +409,10 @@ def _name_keys(row: dict, documents: set[str]) -> list[tuple[str, str, str, str]
     node, keys = row["id"], []
     for column, rule in _NAME_COLUMNS.items():
         value = row.get(column)
+        if column == "name" and value and value == row.get("symbol"):
+            # a source that gives a gene no full name names it by its symbol: keyed as the
+            # symbol it is, which is how the linker's scorer reads it
+            continue
         if row["label"] in documents:
             rule = "title"
         for text in value if isinstance(value, list) else [value] if value else []:

@@ -228,6 +228,17 @@ class EntityLinker:
         """A stop, grammar or cue word (compared as written and by lemma): no name alone."""
         return key in self.ignored or words.lemma(key) in self.ignored
 
+    def _predicate_noun(self, question: Question, tokens: list[_Token], i: int) -> bool:
+        """A label noun after "a"/"an" in a yes/no question ("Is BRCA1 a kinase?", "X is an
+        enzyme"): it names a class of things, the claim's object, not the kind asked for;
+        the lexicon may hold the class by that name (GO's "kinase activity" as "kinase")."""
+        return (
+            question.polar
+            and i > 0
+            and tokens[i - 1].key in ("a", "an")
+            and words.lemma(tokens[i].key) in self.nouns
+        )
+
     def _mention(self, question: Question, tokens: list[_Token], span: _Span) -> Mention:
         best = _top_tier(span.candidates)
         others = [c for c in span.candidates if c not in best]
@@ -292,7 +303,9 @@ class EntityLinker:
                     continue  # "II" of "syndrome type II" (a gene alias too): the type's number
                 if len(span) == 1 and words.greek_qualifier(span[0].text):
                     continue  # "β1" of "TGF-β1": a qualifier, no name of its own
-                if len(span) == 1 and self._ignorable(span[0].key):
+                if len(span) == 1 and self._predicate_noun(question, tokens, start):
+                    pass  # "Is X a kinase?": the noun names the class the claim is about
+                elif len(span) == 1 and self._ignorable(span[0].key):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not; a lemma that is a stop word is the
                     # lemmatizer's reading of a symbol, no cue ("INS", insulin's, read "in")

@@ -430,7 +430,16 @@ class DeterministicPlanner:
             )
         ]
         requests += [
-            Neighbours(tuple(seeds), relations, focus, why=f"what it holds on {why}")
+            Neighbours(
+                tuple(seeds),
+                relations,
+                focus,
+                why=f"what it holds on {why}",
+                caveat=(
+                    "no record either way: no edge joins the claim's two sides; listed is what "
+                    f"the graph holds for {subject.text} on {why}"
+                ),
+            )
             for relations, why in groups
         ]
         if "Drug" in here:  # "Is sildenafil contraindicated with nitrates?": its label says

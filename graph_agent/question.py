@@ -51,7 +51,8 @@ class Question:
     lemmas: tuple[str, ...]
     #: a yes/no question ("Is X …?", "Can X cause Y?") or a statement to check ("X treats Y")
     polar: bool
-    #: a yes/no question or statement with a negation ("X is not associated with Y")
+    #: a yes/no question or statement with a negation word anywhere ("X is not associated
+    #: with Y"); the reader decides whether it is the claim's or a linked name's
     negated: bool
     #: the position of the word a which/what question names its answers by, when that word
     #: stands alone ("… with what polymerase?", "Which enzyme does X encode?"): the kind of

@@ -3,7 +3,8 @@ cited, no verdict where the graph has no such edge (the answer says what it hold
 "no" where the source asserts the negation (GO/HPO ``NOT``).
 
 Each type is asked in its own ``verify`` wording from schema/ (no wording is written here), of
-edges sampled from the graph in id order; every expected value is read with independent Cypher.
+the first edges the engine returns (the same for the same build); every expected value is read
+with independent Cypher.
 SAME_AS joins two records of one disease under one name, and label sections are never named
 (schema/ ``named: false``): neither can be asked by name.
 """
@@ -30,7 +31,7 @@ WHERE type(r) = $type AND coalesce(r.negated, false) = $negated
   AND size(s.name) <= $max AND size(o.name) <= $max
 RETURN r.id AS edge, s.id AS subject, s.name AS subject_name, o.id AS object,
        o.name AS object_name, [l IN labels(o) WHERE l <> 'Entity'][0] AS label
-ORDER BY r.id LIMIT 200
+LIMIT 200
 """
 _SHARED_NAMES = """
 MATCH (n:Entity) WHERE n.name IS NOT NULL
@@ -68,7 +69,7 @@ def _askable_types(store: GraphStore, schema: GraphSchema) -> list[str]:
 
 
 def _edges(store: GraphStore, rel_type: str, shared: set[str], *, negated: bool) -> list[dict]:
-    """The first :data:`PER_TYPE` edges, in id order, of distinct subjects whose two ends each
+    """The first :data:`PER_TYPE` edges the engine returns, of distinct subjects whose two ends each
     have a name no other node has as name, synonym or brand (a name several nodes share asks
     about all of them)."""
     rows = store.read(_EDGES, {"type": rel_type, "negated": negated, "max": MAX_NAME})
@@ -132,3 +133,58 @@ def test_every_relationship_type_is_verified_yes_no_record_and_contradicted(
     assert {"ASSOCIATED_WITH", "HAS_PHENOTYPE", "ANNOTATED_WITH", "TARGETS", "IS_A"} <= types
     assert asked["none"] and asked["no"], "no no-record or negated case was sampled"
     assert failures(cross_source_agent, asked) == []
+
+
+_CLASS = """
+MATCH (c:GOTerm) WHERE c.name = $activity OR $activity IN coalesce(c.synonyms, [])
+RETURN c.id AS id LIMIT 1
+"""
+_MEMBERS = """
+MATCH (g:Gene)-[:ANNOTATED_WITH]->(:GOTerm)-[:IS_A|PART_OF*0..8]->(:GOTerm {id: $class})
+WHERE g.symbol =~ '[A-Z][A-Z0-9]{2,}'
+RETURN DISTINCT g.symbol AS symbol ORDER BY symbol LIMIT 2
+"""
+_WITH_FUNCTIONS = """
+MATCH (g:Gene)-[:ANNOTATED_WITH]->(:GOTerm {namespace: 'molecular_function'})
+WHERE g.symbol =~ '[A-Z][A-Z0-9]{2,}'
+RETURN DISTINCT g.symbol AS symbol ORDER BY symbol LIMIT 40
+"""
+_IN_CLASS = """
+MATCH (:Gene {symbol: $symbol})-[:ANNOTATED_WITH]->(:GOTerm)
+      -[:IS_A|PART_OF*0..8]->(:GOTerm {id: $class})
+RETURN count(*) AS n
+"""
+
+
+def _non_members(store: GraphStore, term: str) -> list[dict]:
+    """Two genes with molecular functions, none of them under ``term``."""
+    rows = store.read(_WITH_FUNCTIONS)
+    return [
+        r
+        for r in rows
+        if store.read(_IN_CLASS, {"symbol": r["symbol"], "class": term})[0]["n"] == 0
+    ][:2]
+
+
+def test_a_gene_is_verified_against_a_class_its_label_noun_names(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    # "Is ABL1 a kinase?": the noun names GO's "kinase activity" and everything under it
+    store, _ = cross_source_graph
+    nouns = [n for n in load_schema().labels["Gene"].nouns if " " not in n]
+    checked, wrong = 0, []
+    for noun in nouns:
+        found = store.read(_CLASS, {"activity": f"{noun} activity"})
+        if not found:
+            continue
+        term = found[0]["id"]
+        asked = [("yes", r) for r in store.read(_MEMBERS, {"class": term})]
+        asked += [("none", r) for r in _non_members(store, term)]
+        article = "an" if noun[0] in "aeiou" else "a"
+        for expected, row in asked:
+            answer = cross_source_agent.ask(f"Is {row['symbol']} {article} {noun}?")
+            checked += 1
+            if (answer.verdict or "none") != expected:
+                wrong.append((row["symbol"], noun, answer.verdict, expected))
+    assert checked >= 12, checked
+    assert wrong == []

