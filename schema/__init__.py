@@ -449,6 +449,8 @@ def render_markdown(schema: GraphSchema) -> str:
             f"| {label} | {spec.category} | {', '.join(spec.id_prefixes)} | {props} | "
             f"{', '.join(spec.fulltext)} | {', '.join(spec.embed)} |"
         )
+    groups = "; ".join(f"{g}: {', '.join(labels)}" for g, labels in schema.answer_groups.items())
+    out += ["", f"Labels that answer for one another when a question asks for one: {groups}."]
     required = ", ".join(f"`{k}`" for k in schema.provenance.required)
     optional = ", ".join(f"`{k}`" for k in schema.provenance.optional)
     out += [
