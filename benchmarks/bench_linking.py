@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -89,7 +90,7 @@ def run(agent: GraphAgent, items: list[dict[str, Any]]) -> list[Outcome]:
     out = []
     for item in items:
         started = time.perf_counter()
-        mentions = agent.linker.mentions(item["text"])
+        mentions = agent.linker.mentions(Question.parse(item["text"]))
         ms = (time.perf_counter() - started) * 1000
         linked = tuple(sorted({c.id for m in mentions for c in m.candidates}))
         out.append(Outcome(item, linked, verdict(item["expected"], linked), ms))
@@ -204,7 +205,7 @@ def main() -> None:
             print(f"warning: {len(missing)} expected ids are not in this graph: {missing[:10]}")
         linking = args.linking or settings.linking
         agent = GraphAgent.connect(store, replace(settings, linking=linking))
-        agent.linker.mentions("warm up the lexicon and the indexes")
+        agent.linker.mentions(Question.parse("warm up the lexicon and the indexes"))
         outcomes = run(agent, items)
     if args.output == "json":
         per = {

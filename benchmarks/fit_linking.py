@@ -32,6 +32,7 @@ from bench_linking import figures, load_items, verdict
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.linking import Decision, EntityLinker
 from biokg.graph_agent.linking_score import FEATURES, WEIGHTS, LinkScorer, accept_all
+from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -61,7 +62,7 @@ def collect(linker: EntityLinker, items: list[dict[str, Any]]) -> list[list[Deci
     traces = []
     for item in items:
         linker.trace = []
-        linker.mentions(item["text"])
+        linker.mentions(Question.parse(item["text"]))
         traces.append(linker.trace)
     linker.trace = None
     return traces

@@ -42,6 +42,7 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.models import Answer
 from biokg.graph_agent.planner import reachable
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.research import BRIDGE
 from biokg.graph_agent.text import mention_key
 
@@ -161,7 +162,7 @@ def heldout_wordings(
         for wording in (*sides["forward"], *sides["inverse"]):
             cued = [
                 name
-                for vocabulary, name in reader.read(wording.format(name="X")).cues
+                for vocabulary, name in reader.read(Question.parse(wording.format(name="X"))).cues
                 if vocabulary in ("relation", "inverse")
             ]
             if cued:

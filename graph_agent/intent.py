@@ -174,15 +174,13 @@ class QuestionReader:
             return None
         return frozenset(label for t in types for label in (*t.from_labels, *t.to_labels))
 
-    def read(self, question: Question | str, mentions: Iterable[Mention] = ()) -> Intent:
+    def read(self, question: Question, mentions: Iterable[Mention] = ()) -> Intent:
         """The intent of ``question``; the words of the linked names (``mentions``) are set
         aside first, wherever they are written.
 
         A label noun right before or after a name of that label (one of its candidates' or
         alternatives') names its kind ("the gene CALR") and asks for nothing.
         """
-        if isinstance(question, str):
-            question = Question.parse(question)
         written = [t.text for t in question.tokens]
         words = list(question.lemmas)
         lemmas = list(words)

@@ -183,13 +183,12 @@ class EntityLinker:
             found = self._search(text, read)
         return sorted(found, key=lambda c: (-c.score, c.id))[:limit]
 
-    def mentions(self, question: Question | str, *, read: Reader | None = None) -> list[Mention]:
+    def mentions(self, question: Question, *, read: Reader | None = None) -> list[Mention]:
         """Every entity mention in a question, left to right, each with its candidates and the
         question's tokens it covers.
 
         ``read``: how index searches run their queries (see :class:`Searcher`).
         """
-        question = Question.parse(question) if isinstance(question, str) else question
         self._reach = self.reach(question) if self.reach is not None else None
         tokens = [self._spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))

@@ -100,11 +100,10 @@ class DeterministicPlanner:
             for value in spec.kinds.values
         }
 
-    def read(self, question: Question | str, mentions: list[Mention]) -> Intent:
+    def read(self, question: Question, mentions: list[Mention]) -> Intent:
         """What the question asks, the names linked firmly set aside (the weak ones when
         nothing was: a subject named like a cue, "the more specific kinds of Mode of
         inheritance", cues nothing when other words cue a relationship)."""
-        question = Question.parse(question) if isinstance(question, str) else question
         strong, weak, _ = _by_strength(mentions)
         intent = self.reader.read(question, strong)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
@@ -118,7 +117,7 @@ class DeterministicPlanner:
 
     def plan(
         self,
-        question: Question | str,
+        question: Question,
         mentions: list[Mention],
         *,
         intent: Intent | None = None,
@@ -127,7 +126,6 @@ class DeterministicPlanner:
         """The plan for ``question``: ``intent`` is :meth:`read`'s (read here when not given);
         ``present``: labels that have nodes in the graph (an asked label without nodes gives
         way to the kinds the question names)."""
-        question = Question.parse(question) if isinstance(question, str) else question
         intent = self.read(question, mentions) if intent is None else intent
         strong, weak, unknown = _by_strength(mentions)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))

@@ -22,6 +22,7 @@ from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.linking_score import default_scorer
 from biokg.graph_agent.models import Answer, EvidenceNode
+from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -66,7 +67,7 @@ def test_a_slip_inside_a_name_still_links_the_whole_name(
     # meaning (MAEL the gene, "hpi") or the name's tail ("incomplete penetrance")
     meant = meant or "Typified by incomplete penetrance"
     rows = agent_graph.read("MATCH (n:Phenotype {name: $name}) RETURN n.id AS id", {"name": meant})
-    [mention] = agent.linker.mentions(question)
+    [mention] = agent.linker.mentions(Question.parse(question))
     assert [c.id for c in mention.candidates] == [r["id"] for r in rows]
     assert mention.candidates[0].rule == "fuzzy"
 
@@ -74,13 +75,15 @@ def test_a_slip_inside_a_name_still_links_the_whole_name(
 def test_a_name_with_a_lone_dash_links_whole(agent: GraphAgent, agent_graph: GraphStore) -> None:
     name = "Leri-Weill dyschondrostosis (LWD) - SHOX deletion"  # not the disease, gene, "deletion"
     rows = agent_graph.read("MATCH (n:Disease {name: $name}) RETURN n.id AS id", {"name": name})
-    [mention] = agent.linker.mentions(f"What are the phenotypes of {name}?")
+    [mention] = agent.linker.mentions(Question.parse(f"What are the phenotypes of {name}?"))
     assert rows and [c.id for c in mention.candidates] == [r["id"] for r in rows]
 
 
 def test_a_name_spelt_right_links_exactly(agent: GraphAgent) -> None:
     # "hip" has words one slip away ("his", "hp"); none of them is tried for an exact name
-    [mention] = agent.linker.mentions("Which diseases have the phenotype Decreased hip abduction?")
+    [mention] = agent.linker.mentions(
+        Question.parse("Which diseases have the phenotype Decreased hip abduction?")
+    )
     assert [(c.name, c.rule) for c in mention.candidates] == [("Decreased hip abduction", "name")]
 
 
@@ -272,7 +275,11 @@ def test_a_label_kept_out_of_the_lexicon_still_counts_as_present(
         "MATCH (p:Phenotype)-[:IS_A]->() RETURN p.name AS name ORDER BY p.id LIMIT 1"
     )
     question = f"What sections does {phenotype['name']} have?"
-    plan = agent.planner.plan(question, agent.linker.mentions(question), present=lexicon.labels)
+    plan = agent.planner.plan(
+        Question.parse(question),
+        agent.linker.mentions(Question.parse(question)),
+        present=lexicon.labels,
+    )
     assert "LabelSection" in plan.intent.target_labels and plan.requests == []
 
 
@@ -318,7 +325,7 @@ def test_a_common_word_the_scorer_leaves_unlinked_alone_modifies_the_name_after_
     ids = {r["name"]: r["id"] for r in rows}
     linked = {
         c.id
-        for m in agent.linker.mentions("Which drugs treat chronic angina?")
+        for m in agent.linker.mentions(Question.parse("Which drugs treat chronic angina?"))
         for c in m.candidates
     }
     assert ids["Angina pectoris"] in linked
@@ -341,8 +348,12 @@ def test_the_default_linking_reports_an_invented_name_the_rules_would_link(
     rules = GraphAgent.connect(agent_graph, replace(settings, linking="rules"))
     assert agent.linker.scorer == default_scorer() and not agent.linker.judge_exact_words
     question = "Which disorders list Sildenafox as a feature?"
-    assert [c.id for m in rules.linker.mentions(question) for c in m.candidates] == [SILDENAFIL]
-    assert [(m.text, m.candidates) for m in agent.linker.mentions(question)] == [("Sildenafox", [])]
+    assert [
+        c.id for m in rules.linker.mentions(Question.parse(question)) for c in m.candidates
+    ] == [SILDENAFIL]
+    assert [(m.text, m.candidates) for m in agent.linker.mentions(Question.parse(question))] == [
+        ("Sildenafox", [])
+    ]
     answer = agent.ask(question)
     assert answer.status == "not_found" and "'Sildenafox' is not in the graph" in answer.summary
     assert {n.id for n in agent.ask("What does Viagra target?").answers} == {

@@ -13,6 +13,7 @@ from biokg.graph_agent.go_forms import derived_names, relational_adjectives
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.question import Question
 from biokg.schema import load_schema
 
 ROWS = [
@@ -174,5 +175,5 @@ def linker(lexicon: Lexicon) -> EntityLinker:
     ],
 )
 def test_mentions_of_go_forms(linker: EntityLinker, question: str, expected: set[str]) -> None:
-    linked = {c.id for m in linker.mentions(question) for c in m.candidates}
+    linked = {c.id for m in linker.mentions(Question.parse(question)) for c in m.candidates}
     assert linked == expected

@@ -24,6 +24,7 @@ from biokg.graph_agent.linking_score import (
     features,
 )
 from biokg.graph_agent.models import Candidate
+from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 
 
@@ -182,7 +183,7 @@ def test_the_shipped_weights_drop_a_drug_name_one_letter_off_that_no_slip_explai
 def test_the_linker_traces_every_scored_pair(linker: EntityLinker) -> None:
     linker.trace = []
     try:
-        mentions = linker.mentions("What causes Marfan syndrome?")
+        mentions = linker.mentions(Question.parse("What causes Marfan syndrome?"))
         decisions = list(linker.trace)
     finally:
         linker.trace = None
@@ -200,11 +201,11 @@ def test_an_exact_name_of_two_words_is_trusted_one_word_is_judged(linker: Entity
     scorer = linker.scorer
     linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
     try:
-        mentions = linker.mentions(question)
+        mentions = linker.mentions(Question.parse(question))
     finally:
         linker.scorer = scorer
     assert {c.id for m in mentions for c in m.candidates} == {"HP:0003202"}
-    again = {c.id for m in linker.mentions(question) for c in m.candidates}
+    again = {c.id for m in linker.mentions(Question.parse(question)) for c in m.candidates}
     assert {"HP:0003202", "OMIM:154700", "MESH:D006973", "HP:0000822"} <= again
 
 
@@ -213,8 +214,10 @@ def test_the_shipped_scorer_rejects_a_name_qualifying_an_unknown_word(linker: En
     # phrase names something else
     scorer, linker.scorer = linker.scorer, default_scorer()
     try:
-        linked = {c.id for m in linker.mentions("Arachnodactyly") for c in m.candidates}
-        odd = linker.mentions("What causes arachnodactyly zorblatt?")
+        linked = {
+            c.id for m in linker.mentions(Question.parse("Arachnodactyly")) for c in m.candidates
+        }
+        odd = linker.mentions(Question.parse("What causes arachnodactyly zorblatt?"))
     finally:
         linker.scorer = scorer
     assert linked == {"HP:0001166"}
@@ -255,18 +258,18 @@ def test_a_word_many_names_use_is_generic() -> None:
 
 
 def test_reachable_labels_come_from_the_cued_relationships(reader) -> None:
-    labels = reader.reachable_labels("What drugs are used for Myelin marmalade?")
+    labels = reader.reachable_labels(Question.parse("What drugs are used for Myelin marmalade?"))
     assert labels is not None and {"Drug", "Disease"} <= labels and "GOTerm" not in labels
-    assert reader.reachable_labels("Tell me about Marfan syndrome") is None
+    assert reader.reachable_labels(Question.parse("Tell me about Marfan syndrome")) is None
 
 
 def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker) -> None:
     # "Sildenafox" is respelled to the drug's name; a scorer that rejects every guess leaves it
     # an unknown name, not a link
     with rejecting_everything(linker):
-        mentions = linker.mentions("Which disorders list Sildenafox as a feature?")
+        mentions = linker.mentions(Question.parse("Which disorders list Sildenafox as a feature?"))
     assert [(m.text, m.candidates) for m in mentions] == [("Sildenafox", [])]
-    accepted = linker.mentions("Which disorders list Sildenafox as a feature?")
+    accepted = linker.mentions(Question.parse("Which disorders list Sildenafox as a feature?"))
     assert [c.id for m in accepted for c in m.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]
 
 
@@ -275,7 +278,7 @@ def test_the_linker_passes_the_questions_reach_to_the_features(
 ) -> None:
     linker.reach, linker.trace = reader.reachable_labels, []
     try:
-        linker.mentions("What drugs are used for Marfan syndrome?")
+        linker.mentions(Question.parse("What drugs are used for Marfan syndrome?"))
         decisions = list(linker.trace)
     finally:
         linker.reach, linker.trace = None, None
@@ -288,8 +291,8 @@ def test_a_rejected_word_the_graphs_names_use_is_no_unknown_name(linker: EntityL
     # graph's names (its vocabulary: the planner must not stop on them as names the graph
     # lacks), "Sildenafox" is a word no name uses
     with rejecting_everything(linker):
-        known = linker.mentions("Does FBN1 cause arachnodactyly?")
-        invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
+        known = linker.mentions(Question.parse("Does FBN1 cause arachnodactyly?"))
+        invented = linker.mentions(Question.parse("Does Sildenafox cause arachnodactyly?"))
     assert known == []
     assert [(m.text, m.candidates) for m in invented] == [("Sildenafox", [])]
 
@@ -298,8 +301,8 @@ def test_judging_guesses_only_trusts_every_exact_name(linker: EntityLinker) -> N
     # BIOKG_LINKING=guesses: the same rejecting scorer drops the respelling "Sildenafox" but no
     # longer the exact one-word names "FBN1" and "arachnodactyly"
     with rejecting_everything(linker, judge_exact_words=False):
-        known = linker.mentions("Does FBN1 cause arachnodactyly?")
-        invented = linker.mentions("Does Sildenafox cause arachnodactyly?")
+        known = linker.mentions(Question.parse("Does FBN1 cause arachnodactyly?"))
+        invented = linker.mentions(Question.parse("Does Sildenafox cause arachnodactyly?"))
     assert [(m.text, [c.id for c in m.candidates]) for m in known] == [
         ("FBN1", ["NCBIGene:2200"]),
         ("arachnodactyly", ["HP:0001166"]),
@@ -319,10 +322,10 @@ def test_judging_guesses_also_judges_a_one_word_name_that_qualifies_an_unknown_w
     # uses is not the phrase's head ("insulin trampoline"): judged, and the rejecting scorer
     # drops it; the same name as the phrase's head, after the unknown word, stays trusted
     with rejecting_everything(linker, judge_exact_words=False):
-        qualifying = linker.mentions("What causes arachnodactyly zorblatt?")
-        head = linker.mentions("What causes zorblatt arachnodactyly?")
+        qualifying = linker.mentions(Question.parse("What causes arachnodactyly zorblatt?"))
+        head = linker.mentions(Question.parse("What causes zorblatt arachnodactyly?"))
         # the verb that ends a question asked with "do" is no word of the name's phrase
-        verb = linker.mentions("What does FBN1 dampen?")
+        verb = linker.mentions(Question.parse("What does FBN1 dampen?"))
     assert not {c.id for m in qualifying for c in m.candidates}
     assert {c.id for m in head for c in m.candidates} == {"HP:0001166"}
     assert {c.id for m in verb for c in m.candidates} == {"NCBIGene:2200"}
@@ -332,8 +335,8 @@ def test_an_inflection_of_a_name_is_the_name_and_no_guess(linker: EntityLinker) 
     # "hypertensions" is the name's plural (its lemma), linked as the name even by a linker
     # that judges every guess with a scorer rejecting them all; a misspelling still is a guess
     with rejecting_everything(linker, judge_exact_words=False):
-        plural = linker.mentions("Which genes cause hypertensions?")
-        typo = linker.mentions("Which genes cause hypertensoin?")
+        plural = linker.mentions(Question.parse("Which genes cause hypertensions?"))
+        typo = linker.mentions(Question.parse("Which genes cause hypertensoin?"))
     assert [(m.text, sorted(c.id for c in m.candidates)) for m in plural] == [
         ("hypertensions", ["HP:0000822", "MESH:D006973"])
     ]
@@ -390,7 +393,7 @@ def _dense_linker(*brands: str) -> EntityLinker:
 def _respellings(linker: EntityLinker, question: str) -> list:
     linker.trace = []
     try:
-        linker.mentions(question)
+        linker.mentions(Question.parse(question))
         return [d for d in linker.trace if d.candidate.rule == "fuzzy"]
     finally:
         linker.trace = None

@@ -16,6 +16,7 @@ from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import Neighbours
 from biokg.schema import load_schema
 
@@ -90,7 +91,9 @@ def test_a_question_naming_only_the_kind_of_answer_tries_the_closest_type_first(
 ) -> None:
     # "drugs" of a disease: indications, contraindications and off-label uses all reach Drug
     question = "Which drugs would be risky for a person who has Hypertension?"
-    plan = planner_with_matcher.plan(question, linker.mentions(question))
+    plan = planner_with_matcher.plan(
+        Question.parse(question), linker.mentions(Question.parse(question))
+    )
     tried = [r.relations for r in plan.requests if isinstance(r, Neighbours)]
     assert tried[0][0].type == "CONTRAINDICATED_FOR"
     assert len(tried) > 1 and all(len({rel.type for rel in group}) == 1 for group in tried)
@@ -103,7 +106,9 @@ def test_a_type_within_one_label_is_tried_the_other_way_last(
     # other way comes last, saying what was asked and what it gives instead
     question = "Which terms is mitochondrion filed under?"
     planner = planner_with_matcher
-    requests = planner.plan(question, linker.mentions(question)).requests
+    requests = planner.plan(
+        Question.parse(question), linker.mentions(Question.parse(question))
+    ).requests
     first, last = requests[0], requests[-1]
     assert isinstance(first, Neighbours) and isinstance(last, Neighbours)
     [guessed], [other] = first.relations, last.relations
@@ -112,7 +117,9 @@ def test_a_type_within_one_label_is_tried_the_other_way_last(
     assert last.caveat is not None and "mitochondrion" in last.caveat
     # a type between two labels has one direction from the entity: nothing is added
     question = "What do physicians prescribe for Hypertension?"
-    requests = planner.plan(question, linker.mentions(question)).requests
+    requests = planner.plan(
+        Question.parse(question), linker.mentions(Question.parse(question))
+    ).requests
     assert all(r.caveat is None for r in requests if isinstance(r, Neighbours))
 
 
@@ -131,7 +138,7 @@ def test_an_index_guess_of_plain_words_is_no_entity_beside_a_weak_name(
         weak=True,
     )
     question = "How do families pass Disorganization, mouse, homolog of on?"
-    assert planner.plan(question, [guessed, named]).seeds == [["OMIM:223200"]]
+    assert planner.plan(Question.parse(question), [guessed, named]).seeds == [["OMIM:223200"]]
     # a guess for a rare word may be the subject: it stays
     rare = Mention(
         text="progeria",
@@ -139,7 +146,10 @@ def test_an_index_guess_of_plain_words_is_no_entity_beside_a_weak_name(
         weak=True,
     )
     question = "Does progeria follow Disorganization, mouse, homolog of?"
-    assert planner.plan(question, [rare, named]).seeds == [["OMIM:176670"], ["OMIM:223200"]]
+    assert planner.plan(Question.parse(question), [rare, named]).seeds == [
+        ["OMIM:176670"],
+        ["OMIM:223200"],
+    ]
 
 
 def _candidate(node: str, label: str, rule: str, score: float) -> Candidate:
@@ -164,7 +174,9 @@ def test_a_cue_that_cannot_touch_the_subject_gives_way_to_the_words_meaning(
     # "cause" cues gene-disease associations; Arachnodactyly is a phenotype, which no such
     # edge touches: what the question means of a phenotype is read from its words
     question = "What is the underlying cause of arachnodactyly?"
-    plan = planner_with_matcher.plan(question, linker.mentions(question))
+    plan = planner_with_matcher.plan(
+        Question.parse(question), linker.mentions(Question.parse(question))
+    )
     assert "ASSOCIATED_WITH" in plan.intent.relations  # precondition: the cue is read
     tried = [rel for r in plan.requests if isinstance(r, Neighbours) for rel in r.relations]
     assert tried and tried[0].type == "HAS_PHENOTYPE" and tried[0].outgoing is False

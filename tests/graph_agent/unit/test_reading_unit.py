@@ -40,7 +40,7 @@ from biokg.schema import load_schema
 def test_yes_no_questions_and_statements_are_told_from_requests(
     reader: QuestionReader, question: str, polar: bool, negated: bool
 ) -> None:
-    intent = reader.read(question)
+    intent = reader.read(Question.parse(question))
     assert (intent.polar, intent.negated) == (polar, negated)
 
 
@@ -56,12 +56,12 @@ def test_yes_no_questions_and_statements_are_told_from_requests(
 def test_relation_cues_are_read_by_lemma(
     reader: QuestionReader, question: str, relation: str
 ) -> None:
-    assert relation in reader.read(question).relations
+    assert relation in reader.read(Question.parse(question)).relations
 
 
 def test_grammar_phrases_are_no_cues(reader: QuestionReader) -> None:
     # "loss-of-function" holds "function" (a GO cue): as a whole it is how the variant acts
-    intent = reader.read("What is caused by loss-of-function variants in FBN1?")
+    intent = reader.read(Question.parse("What is caused by loss-of-function variants in FBN1?"))
     assert intent.relations == ("ASSOCIATED_WITH",)
     assert intent.kinds == ()
 
@@ -79,13 +79,13 @@ def test_grammar_phrases_are_no_cues(reader: QuestionReader) -> None:
 def test_kinds_of_answer_are_read_from_schema(
     reader: QuestionReader, question: str, kind: str
 ) -> None:
-    assert kind in reader.read(question).kinds
+    assert kind in reader.read(Question.parse(question)).kinds
 
 
 def test_inverse_phrases_keep_their_written_plural(reader: QuestionReader) -> None:
     # "kinds of" asks for subtypes, "a kind of" for the parent: lemmas would merge the two
-    assert "IS_A" in reader.read("What are the kinds of arachnodactyly?").inverse
-    assert "IS_A" not in reader.read("What is arachnodactyly a kind of?").inverse
+    assert "IS_A" in reader.read(Question.parse("What are the kinds of arachnodactyly?")).inverse
+    assert "IS_A" not in reader.read(Question.parse("What is arachnodactyly a kind of?")).inverse
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_attribute_questions_name_the_property(
 ) -> None:
     schema = load_schema()
     reader = QuestionReader(schema, prefix_names=identifier_names(schema, tmp_path))
-    intent = reader.read(question)
+    intent = reader.read(Question.parse(question))
     assert intent.attribute == attribute
     assert set(prefixes) <= set(intent.prefixes)
 
@@ -120,14 +120,14 @@ def test_attribute_questions_name_the_property(
 def test_questions_about_data_no_source_holds_are_marked(
     reader: QuestionReader, question: str
 ) -> None:
-    assert reader.read(question).asks_not_held
+    assert reader.read(Question.parse(question)).asks_not_held
 
 
 # -- plans ----------------------------------------------------------------------------------
 def _plan(planner: DeterministicPlanner, linker: EntityLinker, question: str):
     return planner.plan(
-        question,
-        linker.mentions(question),
+        Question.parse(question),
+        linker.mentions(Question.parse(question)),
         present={"Gene", "GOTerm"} | {"Disease", "Phenotype", "Drug", "Label", "LabelSection"},
     )
 
@@ -199,9 +199,13 @@ def test_an_ontologys_terms_are_its_label_not_its_identifier_prefix(
     reader: QuestionReader,
 ) -> None:
     # "HPO terms" asks for phenotypes, as "GO terms" asks for GO terms; "the HPO id" for an id
-    terms = reader.read("What HPO terms describe Marfan syndrome?", [_named("Marfan syndrome")])
+    terms = reader.read(
+        Question.parse("What HPO terms describe Marfan syndrome?"), [_named("Marfan syndrome")]
+    )
     assert (terms.attribute, terms.target_labels) == (None, ("Phenotype",))
-    ident = reader.read("What is the HPO id of Seizure?", [_named("Seizure", "Phenotype")])
+    ident = reader.read(
+        Question.parse("What is the HPO id of Seizure?"), [_named("Seizure", "Phenotype")]
+    )
     assert ident.attribute == "xrefs"
 
 
@@ -319,7 +323,7 @@ def test_a_which_or_what_question_names_the_kind_of_its_answers(
     reader: QuestionReader, question: str, answer_label: str | None
 ) -> None:
     named = [_named("FBN1", "Gene"), _named("mitochondrion", "GOTerm")]
-    assert reader.read(question, named).answer_label == answer_label
+    assert reader.read(Question.parse(question), named).answer_label == answer_label
 
 
 def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
@@ -345,7 +349,7 @@ def test_a_noun_after_a_name_names_its_kind_only_when_singular(
     reader: QuestionReader, question: str, span: str, named_as: str | None
 ) -> None:
     labels = {"FBN1": ("Gene",), "Hypertension": ("Disease", "Phenotype")}
-    intent = reader.read(question, [_named(span, *labels[span])])
+    intent = reader.read(Question.parse(question), [_named(span, *labels[span])])
     assert intent.named_as.get(span) == named_as
 
 
@@ -367,7 +371,7 @@ def test_a_noun_beside_a_weak_subject_makes_it_firm(planner: DeterministicPlanne
     # "INS" (insulin's symbol) is an English word, so its mention is weak: "gene" beside it
     # says what it is, and is no label the question asks for
     weak = _named("INS", "Gene").model_copy(update={"weak": True})
-    intent = planner.read("What does the INS gene do?", [weak])
+    intent = planner.read(Question.parse("What does the INS gene do?"), [weak])
     assert intent.named_as == {"INS": "Gene"}
     assert intent.target_labels == ()
 
@@ -376,7 +380,9 @@ def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
     reader: QuestionReader,
 ) -> None:
     # "medication for" cues indications, and its noun says drugs are the answer
-    intent = reader.read("Could you name any medications for managing hypertension?")
+    intent = reader.read(
+        Question.parse("Could you name any medications for managing hypertension?")
+    )
     assert "INDICATED_FOR" in intent.relations
     assert intent.target_labels[:1] == ("Drug",)
 
