@@ -18,8 +18,12 @@
 * **unanswerable**: invented drug-like names, and real entities asked a relationship that no
   path of one or two types in schema/ gives their label; the right answer is "not found in the
   graph".
+* **verify**: yes/no questions in each type's ``verify`` wording from schema/: a sampled edge's
+  two ends (the verdict must be "yes"), and its subject with another sampled object of the same
+  label it holds no such edge to (no verdict: no record either way).
 
-Metrics: Hit@1, Hit@5, MRR, abstention on unanswerable, citation precision (cited ids in the
+Metrics: Hit@1, Hit@5, MRR, abstention on unanswerable, verdict accuracy on verify (per
+expected verdict), citation precision (cited ids in the
 evidence graph and on the claim's path), citations in evidence (must be 100%), variant spread
 (each variant's Hit@1 minus the stored name's on the same seeds and wording; max - min of those
 differences, in points) and graph-work latency p50/p95.
@@ -32,6 +36,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -53,12 +58,13 @@ _ENDINGS = ("inol", "axide", "umab", "otrex", "azine")
 
 @dataclass(frozen=True)
 class EvalQuestion:
-    kind: str  # one_hop | one_hop_heldout | two_hop | unanswerable
+    kind: str  # one_hop | one_hop_heldout | two_hop | unanswerable | verify
     text: str
     gold: frozenset[str]
     variant: str  # stored | lower | upper | typo | brand | synonym | none
     relation: str
     seed: str = ""  # the one-hop seed node: its variants are compared with each other
+    verdict: str | None = None  # verify: the verdict the graph gives ("yes", "none")
 
 
 @dataclass
@@ -98,6 +104,13 @@ class EvalReport:
         if rows:
             abstained = sum(r.answer.status == "not_found" for r in rows)
             out["unanswerable"] = {"questions": len(rows), "abstention": abstained / len(rows)}
+        rows = [r for r in self.results if r.question.kind == "verify"]
+        if rows:
+            out["verify"] = {"questions": len(rows)}
+            for verdict in ("yes", "none"):
+                asked = [r for r in rows if r.question.verdict == verdict]
+                right = sum((r.answer.verdict or "none") == verdict for r in asked)
+                out["verify"][f"{verdict}_accuracy"] = right / len(asked) if asked else 0.0
         answers = [r.answer for r in self.results]
         graph_ms = sorted(a.timings["graph_ms"] for a in answers)
         out["all"] = {
@@ -141,6 +154,7 @@ def generate(agent: GraphAgent, *, per_relation: int = 8, seed: int = 7) -> list
                     questions += asked
     questions += _two_hop(agent, edges, rng, per_relation)
     questions += _unanswerable(agent, edges, rng, per_relation)
+    questions += _verification(agent, edges, rng, per_relation)
     return questions
 
 
@@ -252,6 +266,40 @@ def _typo(name: str, rng: random.Random) -> str:
         return name[:i] + name[i] + name[i:]
     letter = rng.choice([c for c in "aeioulnrst" if c != name[i].lower()])
     return name[:i] + (letter.upper() if name[i].isupper() else letter) + name[i + 1 :]
+
+
+def _verification(
+    agent: GraphAgent, edges: dict[str, list[dict]], rng: random.Random, k: int
+) -> list[EvalQuestion]:
+    """Yes/no questions in each type's ``verify`` wording: a sampled edge's two ends (the
+    verdict "yes"), and its subject with another sampled edge's object of the same label that no
+    node of the subject's name holds such an edge to (no verdict: no record either way)."""
+    questions = []
+    for rel, rows in edges.items():
+        named = [
+            r
+            for r in rows
+            if agent.schema.labels[r["subject_label"]].named
+            and agent.schema.labels[r["object_label"]].named
+        ]
+        wording = agent.schema.types[rel].questions.verify
+        for row in rng.sample(named, min(k, len(named))):
+            held = _gold(agent, row["subject"], row["subject_name"], rel, True)
+            ask = partial(wording.format, name=row["subject_name"])
+            gold = frozenset({row["object"]})
+            questions.append(
+                EvalQuestion(
+                    "verify", ask(object=row["object_name"]), gold, "stored", rel, verdict="yes"
+                )
+            )
+            other = rng.choice(named)
+            namesakes = _same_name(agent, other["object"], other["object_name"])
+            if other["object_label"] == row["object_label"] and not held & set(namesakes):
+                text = ask(object=other["object_name"])
+                questions.append(
+                    EvalQuestion("verify", text, frozenset(), "stored", rel, verdict="none")
+                )
+    return questions
 
 
 def _two_hop(

@@ -216,7 +216,9 @@ def test_empty_question_is_refused(agent: GraphAgent) -> None:
 def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     questions = evaluation.generate(agent, per_relation=2, seed=3)
     kinds = {q.kind for q in questions}
-    assert kinds == {"one_hop", "one_hop_heldout", "two_hop", "unanswerable"}
+    assert kinds == {"one_hop", "one_hop_heldout", "two_hop", "unanswerable", "verify"}
+    verifying = [q for q in questions if q.kind == "verify"]
+    assert {q.verdict for q in verifying} == {"yes", "none"}
     # the held-out split asks the same seeds in wordings that use none of the planner's phrases
     heldout = [q for q in questions if q.kind == "one_hop_heldout"]
     assert {q.seed for q in heldout} <= {q.seed for q in questions if q.kind == "one_hop"}
@@ -238,6 +240,7 @@ def test_eval_scores_generated_questions(agent: GraphAgent) -> None:
     assert metrics["all"]["citations_in_evidence"] == 1.0
     assert metrics["unanswerable"]["abstention"] >= 0.9, answered
     assert metrics["one_hop"]["hit@1"] >= 0.8  # regression guard; README has the full eval
+    assert metrics["verify"]["yes_accuracy"] >= 0.8 and metrics["verify"]["none_accuracy"] >= 0.8
     deltas = metrics["variant_vs_stored_points"]
     assert {"stored", "lower", "upper"} <= set(deltas)
     assert metrics["one_hop"]["variant_spread_points"] == max(deltas.values()) - min(
