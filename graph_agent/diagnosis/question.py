@@ -23,6 +23,7 @@ from biokg.graph_agent.diagnosis.service import ranker
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Answer, Claim, Mention, QueryRecord, StepEvent
+from biokg.graph_agent.question import Question
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.store import GraphStore
 
@@ -92,8 +93,12 @@ class DiagnosisAnswer:
         yield StepEvent(kind="answer", data=answer.model_dump())
 
     def _mention(self, phrase: str, read: Reader) -> Mention:
-        """The phrase linked to phenotypes: the best first, other phenotypes as alternatives."""
-        found = [c for c in self.linker.link(phrase, limit=10, read=read) if c.label == _LABEL]
+        """The phrase linked to phenotypes as any question's names are, the scorer judging its
+        guesses (an index hit that shares one word, "small eyes" for *Small scrotum*, is no
+        term): the best first, other phenotypes as alternatives."""
+        linked = self.linker.mentions(Question.parse(phrase), read=read)
+        found = [c for m in linked for c in (*m.candidates, *m.alternatives) if c.label == _LABEL]
+        found = list({c.id: c for c in found}.values())
         return Mention(text=phrase, candidates=found[:1], alternatives=found[1:4])
 
     def _read_evidence(self, runner: QueryRunner, diagnosis: Diagnosis) -> None:
