@@ -117,3 +117,21 @@ def test_one_phenopacket_prints_its_ranking_and_a_folder_needs_out(settings: Set
     assert json.loads(shown.output)["excluded"] == line["excluded"]
     folder = runner.invoke(app, ["diagnose", "--phenopacket", str(PACKETS)], env=env)
     assert folder.exit_code == 1 and "add --out FILE" in folder.output
+
+
+def test_one_case_withholds_a_publication_and_says_so(
+    agent_graph: GraphStore, settings: Settings
+) -> None:
+    env = settings_env(settings)
+    # PMID:33436942 (a Marfan cohort) is cited by 32 of Marfan's phenotype lines
+    asked = ["diagnose", *MARFAN_FEATURES, "--top", "3", "--withhold", "PMID:33436942"]
+    ranked = runner.invoke(app, [*asked, "--json"], env=env)
+    shown = runner.invoke(app, asked, env=env)
+    assert ranked.exit_code == 0 and shown.exit_code == 0, ranked.output + shown.output
+    found = json.loads(ranked.output)
+    assert found["withheld"] == ["PMID:33436942"] and found["withheld_lines"] == 32
+    assert "ranked without PMID:33436942: 32 annotation lines left out" in shown.output
+    mixed = runner.invoke(
+        app, ["diagnose", "--cases", "x.jsonl", "--out", "y.jsonl", "--withhold", "PMID:1"], env=env
+    )
+    assert mixed.exit_code == 1 and "withhold_references on each case's line" in mixed.output
