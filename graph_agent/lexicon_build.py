@@ -376,6 +376,7 @@ def frames(
     )
     vocabulary = set(named["key"].str.split(" ").explode().unique())
     forms = _go_forms(rows, vocabulary, set(gene_keys["key"]))
+    forms += _gene_families(rows, set(named["key"]))
     return nodes, _canonical(pl.concat([named, pl.DataFrame(forms, schema=columns, orient="row")]))
 
 
@@ -453,6 +454,33 @@ def _go_forms(
                 if key not in gene_keys:
                     out.append((key, row["id"], "derived", form))
     return out
+
+
+def _gene_families(rows: list[dict], names: set[str]) -> list[tuple[str, str, str, str]]:
+    """Keys of the families that genes' full names number their members in ("sirtuin 1" …
+    "sirtuin 7": "sirtuin" and "sirtuins"), one per member, each with the family's
+    name as its text: a family names all of its members. A head needs
+    :data:`FAMILY_MEMBERS` members to be a family, and is no family where it is a node's own
+    name or synonym already."""
+    members: dict[str, list[tuple[str, str]]] = {}
+    for row in rows:
+        if row["label"] == "Gene" and (match := _NUMBERED_MEMBER.match(row.get("name") or "")):
+            members.setdefault(mention_key(match["head"]), []).append((row["id"], match["head"]))
+    return [
+        (form, node, "derived", head)
+        for key, genes in members.items()
+        if len(genes) >= FAMILY_MEMBERS and key not in names
+        for node, head in genes
+        # and in the plural people name a family by ("the cadherins"): read as itself, since
+        # a plural the graph's names use is not read as its singular
+        for form in (key, key if key.endswith("s") else f"{key}s")
+    ]
+
+
+#: A gene's full name that numbers it in its family: "sirtuin 1", "cadherin 13", "aquaporin 4".
+_NUMBERED_MEMBER = re.compile(r"^(?P<head>[A-Za-z][A-Za-z -]*[A-Za-z])\s+\d{1,3}[A-Z]?$")
+#: Numbered genes a head needs to name a family (two may share a head by chance).
+FAMILY_MEMBERS = 3
 
 
 def _title_base(title: str) -> str | None:

@@ -106,6 +106,16 @@ def _unique_names(store: GraphStore, texts: list[str]) -> set[str]:
     return {r["text"] for r in rows if r["nodes"] == 1}
 
 
+def _named_by(store: GraphStore, text: str) -> int:
+    """How many nodes have ``text`` (lower case) as name or synonym."""
+    rows = store.read(
+        "MATCH (n:Entity) WHERE toLower(n.name) = $text "
+        "OR any(s IN coalesce(n.synonyms, []) WHERE toLower(s) = $text) RETURN count(n) AS n",
+        {"text": text},
+    )
+    return rows[0]["n"]
+
+
 def _diseases_with(store: GraphStore, term: str) -> set[str]:
     rows = store.read(
         "MATCH (d:Disease)-[:HAS_PHENOTYPE]->(:Phenotype {id: $term}) RETURN d.id AS id",
@@ -185,3 +195,29 @@ def test_a_descriptive_clause_beside_the_name_changes_no_answer(
                 assert {n.id for n in answer.answers} == expected, (answer.question, answer.summary)
                 compared += 1
     assert compared == 12
+
+
+#: A full name that numbers a gene in its family ("cadherin 13").
+_NUMBERED = re.compile(r"([a-z][a-z -]*[a-z]) \d{1,3}[a-z]?")
+
+
+def test_a_gene_family_named_in_the_plural_means_its_numbered_members(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    # "the cadherins": every gene whose full name is "cadherin <n>"
+    store, _ = cross_source_graph
+    families: dict[str, set[str]] = {}
+    for row in store.read(
+        "MATCH (g:Gene) WHERE g.name IS NOT NULL RETURN g.id AS id, g.name AS name"
+    ):
+        if match := _NUMBERED.fullmatch(row["name"].lower()):
+            families.setdefault(match[1], set()).add(row["id"])
+    one_word = sorted(h for h, genes in families.items() if len(genes) >= 3 and " " not in h)
+    one_word = [h for h in one_word if _named_by(store, h) == 0]  # no node's own name
+    picked = random.Random(SEED).sample(one_word, min(3, len(one_word)))
+    assert len(picked) == 3, one_word
+    wording = load_schema().types["ASSOCIATED_WITH"].questions.forward[0]
+    for head in picked:
+        answer = cross_source_agent.ask(wording.format(name=f"the {head}s"))
+        linked = {c.id for m in answer.mentions for c in m.candidates}
+        assert families[head] <= linked, (head, answer.summary)
