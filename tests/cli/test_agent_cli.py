@@ -83,6 +83,7 @@ def test_eval_json_reports_every_question_set(agent_graph: GraphStore, settings:
         "one_hop_heldout",
         "two_hop",
         "unanswerable",
+        "verify",
         "variant_vs_stored_points",
         "hit@1_by_variant",
         "all",

@@ -42,6 +42,12 @@ _JOINED = """
 MATCH (s:Entity {id: $subject})-[r]->(o:Entity {id: $object})
 WHERE type(r) = $type RETURN r.id AS id
 """
+#: Whether the subject holds the type's edge to the object or to anything under it (its
+#: subtypes and parts, six levels down): a claim about a term is met by its subtypes.
+_UNDER = """
+MATCH (:Entity {id: $subject})-[r]-(:Entity)-[:IS_A|PART_OF*0..6]->(:Entity {id: $object})
+WHERE type(r) = $type RETURN count(r) AS n
+"""
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,11 @@ def _joined(store: GraphStore, rel_type: str, subject: str, obj: str) -> frozens
     return frozenset(row["id"] for row in rows)
 
 
+def _under(store: GraphStore, rel_type: str, subject: str, obj: str) -> bool:
+    params = {"subject": subject, "object": obj, "type": rel_type}
+    return store.read(_UNDER, params)[0]["n"] > 0
+
+
 def cases(store: GraphStore, schema: GraphSchema) -> dict[str, list[Case]]:
     """The verification questions per expected verdict ("yes", "no", "none")."""
     shared = {row["name"] for row in store.read(_SHARED_NAMES)}
@@ -103,9 +114,9 @@ def cases(store: GraphStore, schema: GraphSchema) -> dict[str, list[Case]]:
         held = _edges(store, rel_type, shared, negated=False)
         out["yes"] += [case(row, row) for row in held]
         # no record: a subject asked about the other sampled edge's object, of the same label,
-        # where no edge of the type joins them
+        # where no edge of the type joins the subject to it or to anything under it
         others = [case(row, other) for row, other in itertools.pairwise(held)]
-        out["none"] += [c for c in others if not c.edges]
+        out["none"] += [c for c in others if not _under(store, rel_type, c.subject, c.object)]
         out["no"] += [case(row, row) for row in _edges(store, rel_type, shared, negated=True)]
     return out
 
