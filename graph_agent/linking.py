@@ -302,9 +302,12 @@ class EntityLinker:
                     continue  # "II" of "syndrome type II" (a gene alias too): the type's number
                 if len(span) == 1 and words.greek_qualifier(span[0].text):
                     continue  # "β1" of "TGF-β1": a qualifier, no name of its own
-                if len(span) == 1 and self._predicate_noun(question, tokens, start):
-                    pass  # "Is X a kinase?": the noun names the class the claim is about
-                elif len(span) == 1 and self._ignorable(span[0].key):
+                # "Is X a kinase?": the noun names the class the claim is about, no cue
+                if (
+                    len(span) == 1
+                    and self._ignorable(span[0].key)
+                    and not self._predicate_noun(question, tokens, start)
+                ):
                     # a word of a cue ("trade" of "trade name") written like a symbol is one
                     # ("TRADE"); a whole cue ("ID") is not; a lemma that is a stop word is the
                     # lemmatizer's reading of a symbol, no cue ("INS", insulin's, read "in")
