@@ -184,7 +184,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument(
         "--linking",
-        choices=("rules", "guesses", "scored"),
+        choices=("guesses", "scored"),
         help="the linker to measure, as BIOKG_LINKING (default: its value; decision 0018)",
     )
     parser.add_argument(

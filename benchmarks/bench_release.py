@@ -50,7 +50,7 @@ from release_common import TEST_DATA
 from release_mirror import Mirror, publish
 
 from biokg.cli.embed import embed_nodes
-from biokg.graph_agent.linking_score import GUESS_RULES
+from biokg.graph_agent.linking.features import GUESS_RULES
 from biokg.ingest import build as builder
 from biokg.ingest.bridge import SHARED_MAPPINGS
 from biokg.ingest.delta import save_snapshot

@@ -1,4 +1,4 @@
-"""Fit the linking scorer (``graph_agent/linking_weights.json``) on the calibration set's fit split.
+"""Fit the linking scorer (``graph_agent/linking/weights.json``) on the calibration set's fit split.
 
 The linker runs with a scorer that accepts everything and records every (span, candidate) pair
 it proposes with its features (``EntityLinker.trace``). A pair is a positive example when the
@@ -31,7 +31,7 @@ from bench_linking import figures, load_items, verdict
 
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.linking import Decision, EntityLinker
-from biokg.graph_agent.linking_score import FEATURES, WEIGHTS, LinkScorer, accept_all
+from biokg.graph_agent.linking.features import FEATURES, WEIGHTS, LinkScorer, accept_all
 from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -57,9 +57,9 @@ class Settings:
     # BIOKG_LINKING (default guesses): how the agent decides that a name in a question is a node:
     # "guesses" (the fitted scorer judges every guess, a respelling or an index hit, and reports
     # a name the graph does not hold as unknown instead of linking a near namesake; exact names
-    # link, but for a one-word name before an uncommon word of its phrase), "scored" (exact names
-    # of one word judged too) or "rules" (every candidate the linker's rules propose);
-    # docs/decisions/0018-scored-linking.md has the three's figures.
+    # link, but for a one-word name before an uncommon word of its phrase) or "scored" (exact
+    # names of one word judged too); docs/decisions/0018-scored-linking.md has the figures. The
+    # unjudged "rules" linking was retired on 2026-12-07 (decision 0027).
     linking: str = "guesses"
     # BIOKG_COMMAND_TIMEOUT_S (default 300; 0 = none): the embedded engine stops any command,
     # read or write, that runs longer. Server-wide because ArcadeDB ignores the per-query
@@ -184,7 +184,7 @@ class Settings:
             command_timeout_s=number("BIOKG_COMMAND_TIMEOUT_S", 300),
             served_timeout_s=number("BIOKG_SERVED_TIMEOUT_S", 10),
             embedder=_choice(env, "BIOKG_EMBEDDER", ("static", "transformer")),
-            linking=_choice(env, "BIOKG_LINKING", ("guesses", "rules", "scored")),
+            linking=_choice(env, "BIOKG_LINKING", ("guesses", "scored")),
             source_dirs=tuple(
                 (name, Path(value).expanduser()) for name, value in _per_source(env, "_DIR")
             ),

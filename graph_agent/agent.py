@@ -30,7 +30,6 @@ from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
-from biokg.graph_agent.linking_score import default_scorer
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
 from biokg.graph_agent.paraphrase import RelationMatcher
@@ -141,7 +140,6 @@ class GraphAgent:
             nouns=reader.nouns,
             searchers=searchers,
             reach=reader.reachable_labels,
-            scorer=None if settings.linking == "rules" else default_scorer(),
             judge_exact_words=settings.linking == "scored",
         )
         researcher = LLMResearcher.from_settings(settings)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import pytest
 from biokg.errors import ConfigError
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
-from biokg.graph_agent.linking_score import (
+from biokg.graph_agent.linking.features import (
     FEATURES,
     LinkScorer,
     SpanText,
@@ -28,12 +28,22 @@ from biokg.graph_agent.question import Question
 from biokg.settings import Settings
 
 
-@contextmanager
-def rejecting_everything(linker: EntityLinker, *, judge_exact_words: bool = True) -> Iterator[None]:
+def rejecting_everything(
+    linker: EntityLinker, *, judge_exact_words: bool = True
+) -> AbstractContextManager[None]:
     """The linker with a scorer that rejects every span it judges (exact one-word names too,
     unless ``judge_exact_words`` is off, as BIOKG_LINKING=guesses), restored afterwards."""
+    never = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    return judged_by(linker, never, judge_exact_words=judge_exact_words)
+
+
+@contextmanager
+def judged_by(
+    linker: EntityLinker, scorer: LinkScorer, *, judge_exact_words: bool = True
+) -> Iterator[None]:
+    """The linker with another scorer, restored afterwards."""
     saved = linker.scorer, linker.judge_exact_words
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
+    linker.scorer = scorer
     linker.judge_exact_words = judge_exact_words
     try:
         yield
@@ -198,12 +208,8 @@ def test_an_exact_name_of_two_words_is_trusted_one_word_is_judged(linker: Entity
     # 0018), the lone word "hypertension" is judged and dropped, and so is "Marfan syndrome"
     # ("syndrome" is a label noun: one content word)
     question = "Does skeletal muscle atrophy or Marfan syndrome cause hypertension?"
-    scorer = linker.scorer
-    linker.scorer = LinkScorer(weights={"bias": -5.0}, threshold=0.5)
-    try:
+    with rejecting_everything(linker):  # as BIOKG_LINKING=scored: one-word names judged
         mentions = linker.mentions(Question.parse(question))
-    finally:
-        linker.scorer = scorer
     assert {c.id for m in mentions for c in m.candidates} == {"HP:0003202"}
     again = {c.id for m in linker.mentions(Question.parse(question)) for c in m.candidates}
     assert {"HP:0003202", "OMIM:154700", "MESH:D006973", "HP:0000822"} <= again
@@ -212,14 +218,9 @@ def test_an_exact_name_of_two_words_is_trusted_one_word_is_judged(linker: Entity
 def test_the_shipped_scorer_rejects_a_name_qualifying_an_unknown_word(linker: EntityLinker):
     # "Arachnodactyly" names a phenotype; followed by a word no name of the graph uses, the
     # phrase names something else
-    scorer, linker.scorer = linker.scorer, default_scorer()
-    try:
-        linked = {
-            c.id for m in linker.mentions(Question.parse("Arachnodactyly")) for c in m.candidates
-        }
-        odd = linker.mentions(Question.parse("What causes arachnodactyly zorblatt?"))
-    finally:
-        linker.scorer = scorer
+    assert linker.scorer == default_scorer()
+    linked = {c.id for m in linker.mentions(Question.parse("Arachnodactyly")) for c in m.candidates}
+    odd = linker.mentions(Question.parse("What causes arachnodactyly zorblatt?"))
     assert linked == {"HP:0001166"}
     assert not {c.id for m in odd for c in m.candidates}
 
@@ -269,7 +270,8 @@ def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker
     with rejecting_everything(linker):
         mentions = linker.mentions(Question.parse("Which disorders list Sildenafox as a feature?"))
     assert [(m.text, m.candidates) for m in mentions] == [("Sildenafox", [])]
-    accepted = linker.mentions(Question.parse("Which disorders list Sildenafox as a feature?"))
+    with judged_by(linker, accept_all()):  # every candidate the generators propose
+        accepted = linker.mentions(Question.parse("Which disorders list Sildenafox as a feature?"))
     assert [c.id for m in accepted for c in m.candidates] == ["CHEMBL.COMPOUND:CHEMBL192"]
 
 
@@ -368,7 +370,8 @@ def test_the_linking_setting_names_its_values(tmp_path: Path) -> None:
     home = {"BIOKG_HOME": str(tmp_path)}
     assert Settings.from_env(home).linking == "guesses"
     assert Settings.from_env({**home, "BIOKG_LINKING": "Scored"}).linking == "scored"
-    assert Settings.from_env({**home, "BIOKG_LINKING": "rules"}).linking == "rules"
+    with pytest.raises(ConfigError, match="BIOKG_LINKING='rules': expected one of guesses"):
+        Settings.from_env({**home, "BIOKG_LINKING": "rules"})  # retired (decision 0027)
     with pytest.raises(ConfigError, match="BIOKG_LINKING='fuzzy': expected one of guesses"):
         Settings.from_env({**home, "BIOKG_LINKING": "fuzzy"})
 
@@ -394,7 +397,9 @@ def _respellings(linker: EntityLinker, question: str) -> list:
     linker.trace = []
     try:
         linker.mentions(Question.parse(question))
-        return [d for d in linker.trace if d.candidate.rule == "fuzzy"]
+        # a respelling rejected as a name is judged again as a left-over word: once each
+        judged = {(d.start, d.end, d.candidate.id): d for d in reversed(linker.trace)}
+        return [d for d in reversed(judged.values()) if d.candidate.rule == "fuzzy"]
     finally:
         linker.trace = None
 

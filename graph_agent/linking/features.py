@@ -6,7 +6,7 @@ the engine's full-text and vector indexes; each proposal is a guess of a differe
 Rather than a rule per way of being wrong (an index hit that leaves a word of the span unnamed,
 a respelling two letters from an invented drug name, a gene alias written as an English word),
 every candidate is described by the same features and scored by one logistic model. Its
-weights are data (``linking_weights.json`` beside this module), fitted on the ``fit`` split of
+weights are data (``weights.json`` beside this module), fitted on the ``fit`` split of
 ``benchmarks/data/linking_calibration.jsonl`` by ``benchmarks/fit_linking.py``; its threshold
 is chosen there too, on the fit split only. See docs/decisions/0018-scored-linking.md.
 """
@@ -26,7 +26,7 @@ from biokg.graph_agent import text as words
 from biokg.graph_agent.models import SEARCH_RULES, Candidate
 from biokg.graph_agent.text import mention_key
 
-WEIGHTS = Path(__file__).with_name("linking_weights.json")
+WEIGHTS = Path(__file__).with_name("weights.json")
 #: How a candidate was found, as the feature that names it (rules not listed are exact keys:
 #: a name, synonym, symbol, brand, id; which of them is the candidate's score, a feature too).
 _KINDS = {
