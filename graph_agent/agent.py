@@ -20,7 +20,14 @@ from biokg import cypher
 from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.static import node_embedder
 from biokg.errors import AgentInputError, BudgetExceededError
-from biokg.graph_agent.answer import answer_nodes, build_claims, summarise, verb
+from biokg.graph_agent.answer import (
+    answer_nodes,
+    build_claims,
+    compose,
+    elapsed_ms,
+    summarise,
+    verb,
+)
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
 from biokg.graph_agent.diagnosis.reading import read_phenotype_list
@@ -31,7 +38,21 @@ from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
 from biokg.graph_agent.linking import EntityLinker, Searcher
 from biokg.graph_agent.llm import LLMResearcher
-from biokg.graph_agent.models import Answer, Mention, QueryRecord, StepEvent
+from biokg.graph_agent.models import (
+    Answer,
+    AnswerEvent,
+    Linked,
+    LinkingEvent,
+    Mention,
+    PartialEvent,
+    PlanEvent,
+    PlannedStep,
+    PlanView,
+    Progress,
+    QueryEvent,
+    QueryRecord,
+    StepEvent,
+)
 from biokg.graph_agent.paraphrase import RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner, Plan
 from biokg.graph_agent.question import Question
@@ -178,7 +199,8 @@ class GraphAgent:
     def ask(self, question: str, *, budget: Budget | None = None) -> Answer:
         """The final answer to ``question`` (see :meth:`stream` for the steps)."""
         *_, last = self.stream(question, budget=budget)
-        return Answer.model_validate(last.data)
+        assert isinstance(last, AnswerEvent)  # the stream ends with the answer
+        return last.data
 
     def stream(self, text: str, *, budget: Budget | None = None) -> Iterator[StepEvent]:
         """Answer the question ``text``, yielding each step as it happens; the last event is
@@ -203,21 +225,19 @@ class GraphAgent:
         queued: list[QueryRecord] = []  # streamed after the linking and plan events
         runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
         mentions = self.linker.mentions(question, read=runner.reader("link:search"))
-        link_ms = _ms(started)
-        yield StepEvent(
-            kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
-        )
+        link_ms = elapsed_ms(started)
+        yield LinkingEvent(data=Linked(mentions=mentions, ms=link_ms))
         intent = self.planner.read(question, mentions)
         plan = self.planner.plan(
             question, mentions, intent=intent, present=self.linker.lexicon.labels
         )
-        yield StepEvent(kind="plan", data=_describe(plan, self.researcher))
+        yield PlanEvent(data=_describe(plan, self.researcher))
         found = StepResult("none", [])
         notes = [plan.stop] if plan.stop else []
         surveyed: list[dict] = []  # what the breadth steps counted around the seeds
         try:
             for result in self._research(question, mentions, plan, runner):
-                yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
+                yield from (QueryEvent(data=q) for q in queued)
                 queued.clear()
                 if result.note:  # what a step could not do, or a caveat on what it found
                     notes.append(result.note)
@@ -225,11 +245,11 @@ class GraphAgent:
                 result = self._of_asked_kind(result, plan.intent, runner, notes)
                 if result.findings:
                     found = result
-                    yield StepEvent(kind="partial", data={"found": len(result.findings)})
+                    yield PartialEvent(data=Progress(found=len(result.findings)))
                     break
         except BudgetExceededError as err:
             notes.append(str(err))
-        yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
+        yield from (QueryEvent(data=q) for q in queued)
         findings = found.findings
         if plan.focus and any(f.node in plan.focus for f in findings):
             findings = [f for f in findings if f.node in plan.focus]
@@ -238,27 +258,20 @@ class GraphAgent:
         if not findings and plan.seeds and (held := _held(surveyed, plan.seeds[0], mentions)):
             notes.append(held)
         # a claim the source denies (only NOT edges found) is answered "no"
-        answered = bool(answer_nodes(runner.evidence, findings)) or found.verdict is not None
         sources = {v["source"]: str(v["version"]) for v in versions}
-        answer = Answer(
-            question=question.text,
-            status="answered" if answered else "not_found",
-            verdict=found.verdict if answered else None,
-            summary=summarise(runner.evidence, findings, mentions, notes, found.verdict),
+        answer = compose(
+            question.text,
+            runner,
             planner=self.researcher.name if self.researcher else self.planner.name,
+            mentions=mentions,
             claims=build_claims(runner.evidence, findings, sources),
             answers=answer_nodes(runner.evidence, findings),
-            mentions=mentions,
-            evidence=runner.evidence.view(),
-            queries=runner.log,
-            timings={
-                "link_ms": link_ms,
-                "graph_ms": round(runner.graph_ms, 2),
-                "total_ms": _ms(started),
-            },
-            data_versions=versions,
+            summary=summarise(runner.evidence, findings, mentions, notes, found.verdict),
+            verdict=found.verdict,
+            timing=(started, link_ms),
+            versions=versions,
         )
-        yield StepEvent(kind="answer", data=answer.model_dump())
+        yield AnswerEvent(data=answer)
 
     def _research(
         self, question: Question, mentions: list[Mention], plan: Plan, runner: QueryRunner
@@ -360,19 +373,15 @@ def _held(surveyed: list[dict], subject: list[str], mentions: list[Mention]) -> 
     )
 
 
-def _describe(plan: Plan, researcher: Researcher | None) -> dict:
-    return {
-        "planner": researcher.name if researcher else "deterministic",
-        "kind": plan.intent.kind,
-        "polar": plan.intent.polar,
-        "relations": list(plan.intent.relations),
-        "target_labels": list(plan.intent.target_labels),
-        "kinds": list(plan.intent.kinds),
-        "seeds": plan.seeds,
-        "stop": plan.stop,
-        "steps": [{"strategy": type(r).__name__, "why": r.why} for r in plan.requests],
-    }
-
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 2)
+def _describe(plan: Plan, researcher: Researcher | None) -> PlanView:
+    return PlanView(
+        planner=researcher.name if researcher else "deterministic",
+        kind=plan.intent.kind,
+        polar=plan.intent.polar,
+        relations=list(plan.intent.relations),
+        target_labels=list(plan.intent.target_labels),
+        kinds=list(plan.intent.kinds),
+        seeds=plan.seeds,
+        stop=plan.stop,
+        steps=[PlannedStep(strategy=type(r).__name__, why=r.why) for r in plan.requests],
+    )

@@ -11,9 +11,12 @@ names in brackets ("sildenafil (Viagra, Revatio; CHEMBL.COMPOUND:CHEMBL192)").
 
 from __future__ import annotations
 
+import time
+
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.findings import Finding
-from biokg.graph_agent.models import Claim, EvidenceEdge, EvidenceNode, Mention
+from biokg.graph_agent.models import Answer, Claim, EvidenceEdge, EvidenceNode, Mention
+from biokg.graph_agent.runner import QueryRunner
 from biokg.graph_agent.text import mention_key
 
 MAX_CLAIMS = 25
@@ -61,6 +64,50 @@ def build_claims(
             nodes = [finding.seed, *finding.via, *finding.cited, finding.node]
         claims.append(evidence.cite(text, nodes, edge_ids, versions=versions))
     return claims
+
+
+def compose(
+    question: str,
+    runner: QueryRunner,
+    *,
+    planner: str,
+    mentions: list[Mention],
+    claims: list[Claim],
+    answers: list[EvidenceNode],
+    summary: str,
+    verdict: str | None = None,
+    timing: tuple[float, float],
+    versions: list[dict],
+) -> Answer:
+    """The one way an :class:`Answer` is made, whichever research ran (the planned requests,
+    the LLM's tools, the diagnosis ranker): the evidence and query log the question's runner
+    gathered, and its timings. ``timing``: when answering started (``time.perf_counter``) and
+    the milliseconds linking took."""
+    started, link_ms = timing
+    answered = bool(answers) or verdict is not None
+    return Answer(
+        question=question,
+        status="answered" if answered else "not_found",
+        verdict=verdict if answered else None,
+        summary=summary,
+        planner=planner,
+        claims=claims,
+        answers=answers,
+        mentions=mentions,
+        evidence=runner.evidence.view(),
+        queries=runner.log,
+        timings={
+            "link_ms": link_ms,
+            "graph_ms": round(runner.graph_ms, 2),
+            "total_ms": elapsed_ms(started),
+        },
+        data_versions=versions,
+    )
+
+
+def elapsed_ms(since: float) -> float:
+    """Milliseconds since ``since`` (``time.perf_counter``), as timings show them."""
+    return round((time.perf_counter() - since) * 1000, 2)
 
 
 def answer_nodes(evidence: EvidenceGraph, findings: list[Finding]) -> list[EvidenceNode]:

@@ -1,12 +1,12 @@
 """Checking a claim: is a yes/no question's or a statement's relation in the graph?
 
-"Fabry disease associates gene GLA", "Is G3BP1 found in stress granules?", "cherubism is not an
-autosomal dominant disease": the subjects and objects are linked nodes; the check looks for an
+"Tay-Sachs disease associates gene HEXA", "Is LMNA found in the nuclear envelope?", "X is not
+an autosomal dominant disease": the subjects and objects are linked nodes; the check looks for an
 edge between them, in either direction, the objects' subtypes and parts included (a claim about
 "X-linked inheritance" is met by "X-linked recessive inheritance"). Paths through one node
 between them are looked for when no relationship type joins the two kinds of node, and when an
 edge found summarises such paths (a gene's phenotype edge lists the diseases it comes from), so
-the answer can name the disease that makes "Can SMAD6 variants cause craniosynostosis?" true; a
+the answer can name the disease that makes "Can COL1A1 variants cause blue sclerae?" true; a
 path is no evidence where a direct edge was possible and absent.
 
 The verdict reads the claim's polarity: an edge supports "yes" for a positive claim and "no" for

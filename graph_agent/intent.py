@@ -74,7 +74,7 @@ class Intent:
     #: how many separate phrases cued relationships: one phrase may cue several types
     #: ("involved in": a gene's disease or its GO process), which chain nothing
     relation_phrases: int = 0
-    #: linked name → the label a noun right before it gives it ("the gene CALR": Gene)
+    #: linked name → the label a noun right before it gives it ("the gene PAX6": Gene)
     named_as: dict[str, str] = field(default_factory=dict)
     #: (first token, end token) of each such noun: no word of what the question asks
     appositives: tuple[tuple[int, int], ...] = ()
@@ -179,7 +179,7 @@ class QuestionReader:
         aside first, wherever they are written.
 
         A label noun right before or after a name of that label (one of its candidates' or
-        alternatives') names its kind ("the gene CALR") and asks for nothing.
+        alternatives') names its kind ("the gene PAX6") and asks for nothing.
         """
         written = [t.text for t in question.tokens]
         words = list(question.lemmas)
@@ -200,7 +200,7 @@ class QuestionReader:
         # "the protein X", "the leaflet X", "the X protein": a noun beside a name says what the
         # name is, not what the question asks for; a plural after it is what the question
         # asks about ("schizophrenia symptoms" are the symptoms of schizophrenia)
-        appositives = [  # right before the name ("the gene CALR") or after it ("ABCA1 protein")
+        appositives = [  # right before the name ("the gene PAX6") or after it ("ABCA1 protein")
             (start, p.name, span)
             for start, p in found
             if p.vocabulary == "label"

@@ -490,9 +490,9 @@ def _title_base(title: str) -> str | None:
     deficiency" of "Cortisone reductase deficiency 1"): people leave the qualifiers and the
     form's number out.
 
-    None for a one-word head ("Deafness, autosomal recessive 1A", "Hemochromatosis type 4": one
-    word names a family too wide to stand for its forms) and for an inverted "of" title, whose
-    head is the complement ("Radial heads, posterior dislocation of")."""
+    None for a one-word head ("Deafness, autosomal recessive 1A", "Epilepsy, idiopathic
+    generalized 10": one word names a family too wide to stand for its forms) and for an
+    inverted "of" title, whose head is the complement ("Radial heads, posterior dislocation of")."""
     head, comma, rest = title.partition(",")
     if not comma:
         head = _FORM_NUMBER.sub("", title)

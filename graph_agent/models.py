@@ -7,7 +7,7 @@ the query log holds how they were obtained.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +36,11 @@ class Candidate(_Model):
         "candidate ('Bartter syndrome, type 3'): alternatives only"
     )
     matched: str = Field(description="the node's name, synonym or id that matched")
+    probability: float | None = Field(
+        default=None,
+        description="the linking scorer's probability that the span means this node (the "
+        "candidates of a mention are ranked by it; None where the scorer did not judge the span)",
+    )
 
 
 class Mention(_Model):
@@ -161,8 +166,69 @@ class Answer(_Model):
     data_versions: list[dict[str, Any]]
 
 
-class StepEvent(_Model):
-    """One step of answering, yielded as it happens (the API streams these as SSE)."""
+class Linked(_Model):
+    """What linking found: every mention, and how long it took."""
 
-    kind: Literal["linking", "plan", "query", "partial", "answer"]
-    data: dict[str, Any]
+    mentions: list[Mention]
+    ms: float
+
+
+class PlannedStep(_Model):
+    """One research step the plan holds: its strategy and why it was planned."""
+
+    strategy: str
+    why: str
+
+
+class PlanView(_Model):
+    """What the planner made of the question, before any research ran."""
+
+    planner: str
+    kind: str
+    polar: bool
+    relations: list[str]
+    target_labels: list[str]
+    kinds: list[str]
+    #: per linked mention, the node ids research starts from
+    seeds: list[list[str]]
+    stop: str | None
+    steps: list[PlannedStep]
+
+
+class Progress(_Model):
+    """A research step found something: how many findings."""
+
+    found: int
+
+
+class LinkingEvent(_Model):
+    kind: Literal["linking"] = "linking"
+    data: Linked
+
+
+class PlanEvent(_Model):
+    kind: Literal["plan"] = "plan"
+    data: PlanView
+
+
+class QueryEvent(_Model):
+    kind: Literal["query"] = "query"
+    data: QueryRecord
+
+
+class PartialEvent(_Model):
+    kind: Literal["partial"] = "partial"
+    data: Progress
+
+
+class AnswerEvent(_Model):
+    kind: Literal["answer"] = "answer"
+    data: Answer
+
+
+#: One step of answering, yielded as it happens (the API streams these as SSE, named by
+#: ``kind``, with ``data`` as JSON); the last is the answer.
+StepEvent = Annotated[
+    LinkingEvent | PlanEvent | QueryEvent | PartialEvent | AnswerEvent,
+    Field(discriminator="kind"),
+]

@@ -222,8 +222,8 @@ class DeterministicPlanner:
         labels = {self._label_of(mention, i) for i in seeds} - {None}
         if intent.polar:
             targets = ()  # "Is X caused by a recessive gene?": the gene is no asked answer
-            # a claim whose other side is no name the graph knows ("pembrolizumab treats
-            # melanoma"): only findings that share its words can speak to it
+            # a claim whose other side is no name the graph knows ("imatinib treats
+            # <an unknown name>"): only findings that share its words can speak to it
             focus = Focus(focus.words, focus.kinds, only_relevant=bool(intent.words))
         label_text = self._label_text(seeds, intent, intent.words)
         if "Drug" in labels and label_text.sections and not intent.relations and not targets:
@@ -239,7 +239,7 @@ class DeterministicPlanner:
             requests = self._paraphrased(question, seeds, mention, labels, focus, intent)
             kind = self._asked_kind(question)
             if requests and kind is not None:
-                # "GTF2F2 initiates transcription with what polymerase?": when no paraphrased
+                # "X starts transcription with what enzyme?": when no paraphrased
                 # relationship holds an edge, what the subject touches that is named by the
                 # kind asked for answers
                 kinded = Focus((kind,), focus.kinds, only_relevant=True)
@@ -248,7 +248,7 @@ class DeterministicPlanner:
                 # "What does BRCA1 do?": a paraphrase read from grammar words alone is a guess;
                 # when none of its relationships holds an edge, what the subject touches
                 # answers (requests run in order until one finds anything). A claim about the
-                # subject in words of its own ("Is XPC a DNA damage sensing protein?": the asked
+                # subject in words of its own ("Is RAD51 a DNA repair protein?": the asked
                 # label is the subject's) likewise, by what shares the claim's words
                 requests.append(Neighbours(tuple(seeds), (), focus, why=SURVEY))
             if requests:
@@ -294,8 +294,8 @@ class DeterministicPlanner:
             )
         elif not (intent.relations or targets):
             # nothing asked but the entity itself ("Tell me about X"): everything it touches;
-            # else only what shares the question's words ("Is CD63 an exosomal marker?",
-            # "GTF2F2 initiates transcription with what polymerase?")
+            # else only what shares the question's words ("Is LAMP1 a lysosomal marker?",
+            # "X starts transcription with what enzyme?")
             narrowed = Focus(focus.words, focus.kinds, only_relevant=bool(focus.words))
             requests.append(Neighbours(tuple(seeds), (), narrowed, why=SURVEY))
         # last, when nothing above found anything: chains that end in a type the question cues
@@ -520,7 +520,7 @@ class DeterministicPlanner:
     def _classified(self, mentions: list[Mention]) -> bool:
         """With no asked label, a name and an ontology term of another label that a
         relationship type joins directly: the term is a class the name's own edges fall under
-        ("GTF2F2 initiates transcription with what polymerase?": the gene's processes under
+        ("X starts transcription with what enzyme?": the gene's processes under
         transcription), not a constraint on a third label both reach."""
         labels = [{c.label for c in m.candidates} for m in mentions]
         return any(
@@ -554,7 +554,7 @@ class DeterministicPlanner:
         the label.
         """
         named_as = intent.named_as.get(mention.text)
-        if named_as is not None:  # "the gene CALR", "the leaflet Humira"
+        if named_as is not None:  # "the gene PAX6", "the leaflet Humira"
             kind = [c for c in (*mention.candidates, *mention.alternatives) if c.label == named_as]
             if kind:
                 return [c.id for c in kind]
@@ -699,7 +699,7 @@ class DeterministicPlanner:
 
     def _schema_chain(self, labels: set[str], targets: tuple[str, ...]) -> Chain | None:
         """A chain the schema implies when no one type joins the subject to the asked label:
-        "What protein complex is altered in Coffin-Siris syndrome?" (a disease) goes
+        "What protein complex is altered in <a disease>?" goes
         disease -ASSOCIATED_WITH- gene -ANNOTATED_WITH- GO term. The first such chain in
         schema order, never through a subtype edge."""
         return next(iter(self._schema_chains(labels, targets)), None)
@@ -794,7 +794,7 @@ def _by_strength(mentions: list[Mention]) -> tuple[list[Mention], ...]:
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:
     """Mentions in order, a mention naming only nodes an earlier one names dropped
-    ("FHF2 (also known as FGF13)", "Rad4/XPC": one gene)."""
+    ("HER2 (also known as ERBB2)", "p53/TP53": one gene)."""
     seen: set[str] = set()
     out = []
     for m in mentions:

@@ -36,7 +36,7 @@ NEGATIONS = frozenset({"not", "n't", "no", "never", "neither", "nor", "without"}
 #: Auxiliaries of advice and ability: "should not be given" names a contraindication, "can not"
 #: an inability; neither asks for what the graph records as absent.
 _MODALS = frozenset("can could may might must shall should will would".split())
-#: Words that ask for a kind of thing the word after them names ("with what polymerase?").
+#: Words that ask for a kind of thing the word after them names ("by what enzyme?").
 DETERMINERS = frozenset({"what", "which"})
 
 
@@ -55,7 +55,7 @@ class Question:
     #: with Y"); the reader decides whether it is the claim's or a linked name's
     negated: bool
     #: the position of the word a which/what question names its answers by, when that word
-    #: stands alone ("… with what polymerase?", "Which enzyme does X encode?"): the kind of
+    #: stands alone ("… by what enzyme?", "Which enzyme does X encode?"): the kind of
     #: the answer, which the answers' names share, not a name the question asks about
     asked_kind: int | None = None
     #: the position of the verb that ends a wh-question asked with "do" ("What does X

@@ -4,9 +4,9 @@ support.
 * **kind**: when a question asks for a kind (a GO aspect, a label section) and some answers are
   of that kind, the others are dropped ("What is the function of X?": molecular functions, not
   the cellular components X is located in).
-* **words**: answers whose names share the question's content words rank first ("Is CD63 an
-  exosomal marker?": *extracellular exosome* before *plasma membrane*); words are compared by
-  their first five letters, so "exosomal" meets "exosome" and "damage" meets "damaged".
+* **words**: answers whose names share the question's content words rank first ("Is LAMP1 a
+  lysosomal marker?": *lysosomal membrane* before *plasma membrane*); words are compared by
+  their first five letters, so "lysosomal" meets "lysosome" and "damage" meets "damaged".
 * **frequency**: HPO annotations carry how often a phenotype occurs in a disease (Obligate,
   Very frequent, 4/5, 30%); the frequent ones are the characteristic features.
 * **support**: the number of paths or constraints behind an answer.

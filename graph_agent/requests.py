@@ -37,7 +37,7 @@ class Chain:
 class Focus:
     """How to rank what a step finds: by the question's own words and by the kind asked for.
 
-    ``words``: content words of the question that name no entity ("exosomal marker"): answers
+    ``words``: content words of the question that name no entity ("lysosomal marker"): answers
     whose names share them rank first. ``kinds``: values of a label's ``kinds`` property asked
     for (GO aspect, label section): answers of other kinds are dropped when any fit.
     """

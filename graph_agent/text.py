@@ -195,7 +195,7 @@ def clean(text: str) -> str:
 
 def tokens(text: str) -> list[Token]:
     """Words split at spaces, slashes, dashes, commas and semicolons; edge punctuation and a
-    possessive 's removed ("Lange's" → "Lange", "ARMC9/TOGARAM1" and "MECOM-associated" → two
+    possessive 's removed ("Lange's" → "Lange", "BRCA1/BRCA2" and "RUNX1-associated" → two
     words each). Names keep matching across the pieces: lexicon keys treat dashes as spaces."""
     quoted, parenthesised = _regions(text)
     out = []

@@ -184,7 +184,7 @@ async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
 async def _sse(
     first: StepEvent, events: Iterator[StepEvent], limit: float, since: float
 ) -> AsyncIterator[ServerSentEvent]:
-    yield _event(first.kind, first.data)
+    yield _event(first.kind, first.data.model_dump())
     while True:
         try:
             step = await in_thread(
@@ -195,7 +195,7 @@ async def _sse(
             return
         if step is None:
             return
-        yield _event(step.kind, step.data)
+        yield _event(step.kind, step.data.model_dump())
 
 
 def _event(name: str, data: dict) -> ServerSentEvent:

@@ -17,12 +17,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from biokg.embedding.search import Reader
+from biokg.graph_agent.answer import compose, elapsed_ms
 from biokg.graph_agent.diagnosis.ranker import Diagnosis, Evidence, RankedDisease
 from biokg.graph_agent.diagnosis.reading import PhenotypeList
 from biokg.graph_agent.diagnosis.service import ranker
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.linking import EntityLinker
-from biokg.graph_agent.models import Answer, Claim, Mention, QueryRecord, StepEvent
+from biokg.graph_agent.models import (
+    AnswerEvent,
+    Claim,
+    Linked,
+    LinkingEvent,
+    Mention,
+    PartialEvent,
+    PlanEvent,
+    PlannedStep,
+    PlanView,
+    Progress,
+    QueryEvent,
+    QueryRecord,
+    StepEvent,
+)
 from biokg.graph_agent.question import Question
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.store import GraphStore
@@ -59,38 +74,30 @@ class DiagnosisAnswer:
         seen = [self._mention(p, read) for p in asked.observed]
         absent = [self._mention(p, read) for p in asked.excluded]
         mentions = seen + absent
-        link_ms = _ms(started)
-        yield StepEvent(
-            kind="linking", data={"mentions": [m.model_dump() for m in mentions], "ms": link_ms}
-        )
+        link_ms = elapsed_ms(started)
+        yield LinkingEvent(data=Linked(mentions=mentions, ms=link_ms))
         observed, excluded = _terms(seen), _terms(absent)
-        yield StepEvent(kind="plan", data=_plan(observed, excluded))
+        yield PlanEvent(data=_plan(observed, excluded))
         diagnosis = None
         if observed:
             diagnosis = ranks.rank(observed, excluded, top=ANSWERED)
             self._read_evidence(runner, diagnosis)
-        yield from (StepEvent(kind="query", data=q.model_dump()) for q in queued)
+        yield from (QueryEvent(data=q) for q in queued)
         if diagnosis and diagnosis.ranking:
-            yield StepEvent(kind="partial", data={"found": len(diagnosis.ranking)})
+            yield PartialEvent(data=Progress(found=len(diagnosis.ranking)))
         claims = _claims(runner.evidence, diagnosis) if diagnosis else []
-        answer = Answer(
-            question=question,
-            status="answered" if claims else "not_found",
-            summary=_summary(runner.evidence, mentions, diagnosis, len(claims)),
+        answer = compose(
+            question,
+            runner,
             planner=self.name,
+            mentions=mentions,
             claims=claims,
             answers=[runner.evidence.nodes[c.node_ids[0]] for c in claims],
-            mentions=mentions,
-            evidence=runner.evidence.view(),
-            queries=runner.log,
-            timings={
-                "link_ms": link_ms,
-                "graph_ms": round(runner.graph_ms, 2),
-                "total_ms": _ms(started),
-            },
-            data_versions=versions,
+            summary=_summary(runner.evidence, mentions, diagnosis, len(claims)),
+            timing=(started, link_ms),
+            versions=versions,
         )
-        yield StepEvent(kind="answer", data=answer.model_dump())
+        yield AnswerEvent(data=answer)
 
     def _mention(self, phrase: str, read: Reader) -> Mention:
         """The phrase linked to phenotypes as any question's names are, the scorer judging its
@@ -125,24 +132,19 @@ def _terms(mentions: list[Mention]) -> list[str]:
     return list(dict.fromkeys(m.candidates[0].id for m in mentions if m.candidates))
 
 
-def _plan(observed: list[str], excluded: list[str]) -> dict:
-    return {
-        "planner": "diagnosis",
-        "kind": "diagnosis",
-        "polar": False,
-        "relations": ["HAS_PHENOTYPE"],
-        "target_labels": ["Disease"],
-        "kinds": [],
-        "seeds": observed + excluded,
-        "stop": None if observed else "no observed feature links to an HPO term",
-        "steps": [
-            {
-                "strategy": "DiagnosisRanker",
-                "why": f"rank diseases for {len(observed)} observed and {len(excluded)} "
-                "excluded HPO terms",
-            }
-        ],
-    }
+def _plan(observed: list[str], excluded: list[str]) -> PlanView:
+    why = f"rank diseases for {len(observed)} observed and {len(excluded)} excluded HPO terms"
+    return PlanView(
+        planner="diagnosis",
+        kind="diagnosis",
+        polar=False,
+        relations=["HAS_PHENOTYPE"],
+        target_labels=["Disease"],
+        kinds=[],
+        seeds=[[term] for term in observed + excluded],
+        stop=None if observed else "no observed feature links to an HPO term",
+        steps=[PlannedStep(strategy="DiagnosisRanker", why=why)],
+    )
 
 
 def _claims(evidence: EvidenceGraph, diagnosis: Diagnosis) -> list[Claim]:
@@ -203,7 +205,3 @@ def _summary(
         f"{n} diseases ranked for {terms}{against} ({diagnosis.method}); best: "
         f"{first.name or first.id} ({first.id}).{note}"
     )
-
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 2)

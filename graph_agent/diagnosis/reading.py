@@ -25,7 +25,7 @@ _CUE = re.compile(
     r"\s+(?:\w+\s+){0,2}?(?:fits?|match(?:es)?|explains?|(?:is|are)\s+(?:consistent|compatible)"
     r"\s+with)\b"
     + _CUE_TAIL
-    # the clinician's own wording: "What disease should I diagnose?", "…would you suspect?"
+    # the clinician's own wording: "which condition would one consider?", "…should we suspect?"
     + r"|\b(?:which|what)\s+(?:\w+\s+)?(?:diseases?|disorders?|syndromes?|conditions?|"
     r"diagnos[ie]s)\s+(?:should|would|could|might|can|do|does)\s+(?:I|we|you|one)\s+"
     r"(?:diagnose|consider|suspect)\b(?!\s+\w+ing\b)"

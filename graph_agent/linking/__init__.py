@@ -17,7 +17,7 @@ words inside it, and a span that is a single common English word ("lead", "sever
 or a gene alias written as a plain word ("sting", "trade") is *weak*: kept and marked, used as
 the question's subject only when nothing stronger was named (see :mod:`.text`). A quoted phrase
 is one name: linked whole or reported unknown. A parenthesis right after a name restates it
-("Oculopharyngeal muscular dystrophy (OPMD)"): merged with it when it names the same node,
+("Duchenne muscular dystrophy (DMD)"): merged with it when it names the same node,
 dropped when it names another. A name-like word the graph does not know ("telomestatin") is
 reported as a mention without candidates, so the answer can say it is not in the graph.
 

@@ -198,7 +198,7 @@ class CandidateFinder:
 
 def holds(candidate: Candidate, tokens: list[Token], loose: list[int]) -> bool:
     """Whether the name matched holds most of the loose words, spelt alike ("bulbar",
-    "Kaufman"; "serum" of "increased levels of serum alpha fetoprotein" may be missing, the
+    "Kaufman"; "serum" of "increased levels of serum creatine kinase" may be missing, the
     one verb of "dampens <a GO term>" may not)."""
     named = mention_key(candidate.matched).split()
     asked = [word for i in loose for word in tokens[i].key.split()]

@@ -52,7 +52,7 @@ MAX_ALTERNATIVES = 5
 MAX_FORMS = 20
 _CURIE = re.compile(r"[A-Za-z][\w.]*:[\w.-]+")
 #: Words that cannot begin or end a name of several words without making it doubtful
-#: ("Triggered by" in "often triggered by hyperthyroidism").
+#: ("Caused by" in "often caused by infection").
 _EDGE_WORDS = frozenset("a an the of in by for with to on at from and or as is are".split())
 _NAME_RULES = frozenset({"id", "xref"})
 _GENE_ALIAS_RULES = frozenset({"symbol", "synonym"})
@@ -90,7 +90,6 @@ class EntityLinker:
         judge_exact_words: bool = False,
         reach: Callable[[Question], frozenset[str] | None] | None = None,
     ) -> None:
-        self.lexicon = lexicon
         #: the shipped scorer unless given (``accept_all`` links every candidate proposed:
         #: benchmarks/fit_linking.py collects features so)
         self.scorer = scorer or default_scorer()
@@ -110,6 +109,21 @@ class EntityLinker:
         #: the labels a question's relationship cues can join (a feature of every candidate)
         self.reach = reach
         self._reach: frozenset[str] | None = None
+
+    @property
+    def lexicon(self) -> Lexicon:
+        """The names the linker knows; replacing it (a build changed the graph) replaces them
+        for every generator."""
+        return self.finder.lexicon
+
+    @lexicon.setter
+    def lexicon(self, lexicon: Lexicon) -> None:
+        self.finder.lexicon = self.speller.lexicon = lexicon
+
+    @property
+    def searchers(self) -> tuple[Searcher, ...]:
+        """The engine's index searchers the linker falls back on (their models load lazily)."""
+        return self.finder.searchers
 
     def link(self, text: str, *, limit: int = 10, read: Reader | None = None) -> list[Candidate]:
         """Candidates for ``text`` taken as one name (``biokg search``), best first.
@@ -134,7 +148,7 @@ class EntityLinker:
         tokens = [self.speller.spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
         # a span whose candidates the scorer rejected names nothing in the graph; the kind
-        # of answer asked for ("with what polymerase?") is no name, known or unknown
+        # of answer asked for ("by what enzyme?") is no name, known or unknown
         kind: set[int] = set() if question.asked_kind is None else {question.asked_kind}
         linked = {i for s in spans if s.candidates for i in range(s.start, s.end)} | kind
         # a common word the scorer would not link alone ("chronic": HPO's clinical course)
@@ -209,7 +223,7 @@ class EntityLinker:
                 if all(self._grammar(t.key) or not t.key for t in span):
                     continue
                 if question.asked_kind is not None and start <= question.asked_kind < end:
-                    continue  # "what polymerase": the kind of answer asked for
+                    continue  # "what enzyme": the kind of answer asked for
                 if len(span) == 1 and start in in_cues:
                     continue  # "GO" of "GO terms": a word of a cue that is there
                 if len(span) == 1 and qualifies_a_type(tokens, start):
@@ -243,7 +257,9 @@ class EntityLinker:
                     decided = self._decide(question, tokens, start, end, candidates)
                     rejected = () if decided else tuple(candidates)
                     found.append(Span(start, end, decided, weak, rejected))
-        found.sort(key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), -_best(s), s.start))
+        found.sort(
+            key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), _rank_of(s), s.start)
+        )
         chosen: list[Span] = []
         for span in found:
             if all(span.end <= s.start or span.start >= s.end for s in chosen):
@@ -264,7 +280,7 @@ class EntityLinker:
     def _whole_phrases(
         self, question: Question, tokens: list[Token], spans: list[Span]
     ) -> list[Span]:
-        """A name linked only in parts ("Facioscapulohumeral [Muscular Dystrophy] type 2") is
+        """A name linked only in parts ("Emery-Dreifuss [Muscular Dystrophy] type 2") is
         tried whole, forgiving spelling and word order: a close whole name replaces the parts.
 
         Only runs of words without stop or grammar words are tried, and only when some content
@@ -329,7 +345,10 @@ class EntityLinker:
     ) -> list[Candidate]:
         """The span's candidates if the scorer links it (see :mod:`.features`), none when
         it names nothing in the graph: one decision per span, on its best candidate, so that the
-        exact namesakes below it stay as the mention's alternatives.
+        exact namesakes below it stay as the mention's alternatives. Each candidate carries its
+        probability (shown with the mention; it orders overlapping spans of one length).
+        Within a span the tiers stay those of how the name matched (decision 0027: the
+        scorer, fitted to decide, barely tells a node's own name from another's synonym).
 
         Guesses (respellings, index hits) and exact names of one content word are judged (with
         ``judge_exact_words`` off, only those followed in their phrase by an uncommon word the
@@ -352,6 +371,7 @@ class EntityLinker:
         if not any(span.content):
             return candidates  # cue words only ("autosomal dominant"): the question's grammar
         linked = False
+        judged: list[Candidate] = []
         named = (
             self.finder.rival_names(run) if any(c.rule == "fuzzy" for c in candidates) else set()
         )
@@ -370,7 +390,8 @@ class EntityLinker:
                     Decision(span.text, start, end, candidate, values, probability, trusted, rivals)
                 )
             linked = linked or trusted or probability >= self.scorer.threshold
-        return candidates if linked else []
+            judged.append(candidate.model_copy(update={"probability": round(probability, 4)}))
+        return sorted(judged, key=_rank) if linked else []
 
     def _context(
         self, question: Question, tokens: list[Token], start: int, end: int
@@ -414,18 +435,18 @@ class EntityLinker:
                 self._ignorable_or_number(tokens[start].key)
                 or (start in modifiers and start + 1 < end)
             ):
-                start += 1  # "3 symptoms of", "chronic angina": no name yet
+                start += 1  # "five signs of", "chronic angina": no name yet
             while end > start and self._ignorable(tokens[end - 1].key):
                 if words.lemma(tokens[end - 1].key) in self.nouns:
                     break  # "Hunter's disease": a noun may end a name
-                end -= 1  # "pembrolizumab treats": a verb does not
+                end -= 1  # "imatinib treats": a verb does not
             run = tokens[start:end]
             if all(self._ignorable_or_number(t.key) for t in run):
                 continue  # "protein function": question words, no name
             if any(_CURIE.fullmatch(t.text) for t in run):
                 continue  # an identifier not in the graph is unknown, not a phrase
             text = question.span_text(start, end)
-            if any(t.corrected for t in run):  # "pannexins": searched as "pannexin"
+            if any(t.corrected for t in run):  # "claudins": searched as "claudin"
                 text = " ".join(t.key for t in run)
             if len(mention_key(text)) < 4:
                 continue
@@ -527,5 +548,11 @@ class EntityLinker:
         return out
 
 
-def _best(span: Span) -> float:
-    return max((c.score for c in span.candidates), default=0.0)
+def _rank(candidate: Candidate) -> tuple[float, float, str]:
+    """Most probable first (by the scorer), then by how the name matched, then by id."""
+    return (-(candidate.probability or 0.0), -candidate.score, candidate.id)
+
+
+def _rank_of(span: Span) -> tuple[float, float, str]:
+    """A span's rank among overlapping spans of one length: its best candidate's."""
+    return min((_rank(c) for c in span.candidates), default=(0.0, 0.0, ""))

@@ -61,7 +61,7 @@ def free_runs(tokens: list[Token], covered: set[int]) -> list[tuple[int, int]]:
 def phrase_runs(tokens: list[Token]) -> list[tuple[int, int]]:
     """Maximal runs of two or more words with no stop or grammar word, not crossing a
     parenthesis or a quote; then pairs of words or runs joined by one "of", as names join
-    their parts ("increased levels of serum alpha fetoprotein": a phenotype, not the gene
+    their parts ("increased levels of serum creatine kinase": a phenotype, not the gene
     its last words name)."""
     bounds = word_runs(tokens)
     runs = [(start, end) for start, end in bounds if end - start >= 2]
@@ -133,7 +133,7 @@ def respects_quotes_and_brackets(tokens: list[Token], start: int, end: int) -> b
 
 def restatements_merged(tokens: list[Token], spans: list[Span]) -> list[Span]:
     """A parenthesised span right after a linked span restates it: kept inside that mention
-    when it names the same node ("(PCK1)"), dropped when it names another ("(OPMD)", an alias
+    when it names the same node ("(PCK1)"), dropped when it names another ("(DMD)", the symbol
     of a gene, after the disease's name)."""
     by_start = sorted(spans, key=lambda s: s.start)
     kept: list[Span] = []
