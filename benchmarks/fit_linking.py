@@ -13,10 +13,12 @@ recall of every candidate kept (the rules alone). The held-out split is never re
 
 Run against a running quick-start graph (as ``bench_linking.py``)::
 
-    python benchmarks/fit_linking.py [--linking guesses|scored] [--write]
+    python benchmarks/fit_linking.py [--linking guesses|scored] [--only FEATURE] [--write]
 
 ``--linking`` names which pairs the scorer is fitted on: guesses and exact names of one content
 word (``scored``, the default: the shipped weights, which ``guesses`` uses too), or guesses only.
+``--only`` refits one feature's weight and keeps the others and the threshold: for pairs a rule
+kept from the scorer until now (docs/decisions/0027-linking-package.md).
 """
 
 from __future__ import annotations
@@ -103,6 +105,25 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 50) -> np.nda
     return w
 
 
+def fit_one(
+    x: np.ndarray, y: np.ndarray, weights: dict[str, float], name: str, l2: float = L2
+) -> float:
+    """The weight of feature ``name`` alone, by Newton's method, every other weight held at
+    ``weights``: for a feature whose pairs the scorer never saw (a filter dropped them), so
+    that the fit of everything else stands."""
+    column = MODEL.index(name)
+    fixed = np.array([0.0 if f == name else weights.get(f, 0.0) for f in MODEL])
+    offset, values = x @ fixed, x[:, column]
+    w = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(offset + values * w)))
+        step = (values @ (p - y) + l2 * w) / ((values**2) @ (p * (1 - p)) + l2)
+        w -= step
+        if abs(step) < 1e-8:
+            break
+    return float(w)
+
+
 def outcomes_at(
     scorer: LinkScorer, items: list[dict[str, Any]], traces: list[list[Decision]]
 ) -> dict[str, Any]:
@@ -154,6 +175,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--write", action="store_true", help=f"write {WEIGHTS.name}")
     parser.add_argument("--linking", choices=("guesses", "scored"), default="scored")
+    parser.add_argument(
+        "--only",
+        choices=MODEL,
+        metavar="FEATURE",
+        help="refit this feature's weight alone; the other weights and the threshold stay",
+    )
     args = parser.parse_args()
     items = [i for i in load_items() if i["split"] == "fit"]
     settings = Settings.from_env()
@@ -162,9 +189,14 @@ def main() -> None:
         agent = GraphAgent.connect(store, replace(settings, linking=args.linking))
         traces = collect(agent.linker, items)
     x, y = examples(items, traces)
-    w = fit(x, y)
-    weights = dict(zip(MODEL, map(float, w), strict=True))
-    threshold, f = choose_threshold(weights, items, traces)
+    if args.only:
+        shipped = LinkScorer.load()
+        weights = {**shipped.weights, args.only: fit_one(x, y, dict(shipped.weights), args.only)}
+        threshold = shipped.threshold
+        f = outcomes_at(LinkScorer(weights, threshold), items, traces)
+    else:
+        weights = dict(zip(MODEL, map(float, fit(x, y)), strict=True))
+        threshold, f = choose_threshold(weights, items, traces)
     print(f"{len(y)} pairs ({int(y.sum())} positive) from {len(items)} fit items")
     for name, value in weights.items():
         print(f"  {name:20} {value:+.3f}")
@@ -176,7 +208,8 @@ def main() -> None:
         scorer = LinkScorer(weights, threshold)
         WEIGHTS.write_text(
             scorer.to_json(
-                fitted_by=f"benchmarks/fit_linking.py --linking {args.linking}",
+                fitted_by=f"benchmarks/fit_linking.py --linking {args.linking}"
+                + (f" --only {args.only}" if args.only else ""),
                 fit_items=len(items),
                 pairs=len(y),
                 l2=L2,

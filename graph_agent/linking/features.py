@@ -151,7 +151,9 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
         "matched_zipf": min((_zipf(w) for w in covered), default=0.0),
         "short": float(len(mention_key(written).replace(" ", "")) <= 3),
         "symbol_span": float(symbol),
-        "gene_alias_as_word": float(gene_alias and not symbol and words.is_english(written)),
+        # a gene alias written as an everyday word ("sting", "trade"), not as a symbol: the
+        # linker judges such a candidate alone (a lower-case symbol, "apoe", is no such word)
+        "gene_alias_as_word": float(gene_alias and not symbol and words.is_everyday(written)),
         "symbol_agrees": float(gene_alias and symbol),
         "search_score": candidate.score if kind in SEARCH_RULES else 0.0,
         "words": min(len(asked), 4) / 4,

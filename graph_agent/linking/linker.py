@@ -251,7 +251,6 @@ class EntityLinker:
                 if inside_an_eponym(question, tokens, start):
                     continue
                 candidates = self.finder.named(question.span_text(start, end), span)
-                candidates = self._plausible(span, candidates)
                 weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
                     decided = self._decide(question, tokens, start, end, candidates)
@@ -308,16 +307,6 @@ class EntityLinker:
             if found:
                 out = [s for s in out if s not in inside] + [Span(start, end, found)]
         return out
-
-    def _plausible(self, span: list[Token], candidates: list[Candidate]) -> list[Candidate]:
-        """Drop gene aliases written as a plain English word ("sting", "trade", "damage"):
-        symbols and aliases name a gene when written like one ("STING"), or in lower case when
-        the word is no everyday English ("apoe", "dmd", "mtor")."""
-        if len(span) != 1 or words.looks_like_symbol(span[0].text):
-            return candidates
-        if not words.is_everyday(span[0].text):
-            return candidates
-        return [c for c in candidates if not (c.label == "Gene" and c.rule in _GENE_ALIAS_RULES)]
 
     def _weak(self, span: list[Token], candidates: list[Candidate]) -> bool:
         """A single common English word, a short alias (``RA``, ``D4``: three characters or
@@ -382,15 +371,22 @@ class EntityLinker:
             own = family(mention_key(candidate.matched))
             rivals = len(named - {own}) if candidate.rule == "fuzzy" else 0
             probability = self.scorer.probability(values, rivals=rivals)
-            trusted = candidate.rule not in GUESS_RULES and (
-                sum(span.content) > 1 or not (self.judge_exact_words or span.after)
+            # a gene alias written as an English word ("sting", "trade") is a guess, judged
+            # alone: it links only when the scorer passes it, whatever else the span names
+            alias_word = bool(values["gene_alias_as_word"])
+            trusted = (
+                candidate.rule not in GUESS_RULES
+                and not alias_word
+                and (sum(span.content) > 1 or not (self.judge_exact_words or span.after))
             )
             if self.trace is not None:
                 self.trace.append(
                     Decision(span.text, start, end, candidate, values, probability, trusted, rivals)
                 )
-            linked = linked or trusted or probability >= self.scorer.threshold
-            judged.append(candidate.model_copy(update={"probability": round(probability, 4)}))
+            passed = probability >= self.scorer.threshold
+            linked = linked or trusted or passed
+            if passed or not alias_word:
+                judged.append(candidate.model_copy(update={"probability": round(probability, 4)}))
         return sorted(judged, key=_rank) if linked else []
 
     def _context(
@@ -455,8 +451,6 @@ class EntityLinker:
             # letter from a gene's name is another gene ("ARTEMIS" is not artemin)
             if any(not words.is_english(t.text) for t in run):
                 candidates = self.finder.fuzzy(text)
-                if len(run) == 1 and words.looks_like_symbol(run[0].text):
-                    candidates = [c for c in candidates if c.label != "Gene"]
             proposed = list(candidates)
             candidates = self._decide(question, tokens, start, end, candidates)
             if not candidates and (len(run) > 1 or words.could_be_a_name(run[0].text)):
