@@ -17,27 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from biokg.embedding.search import Reader
+from biokg.graph_agent import models
 from biokg.graph_agent.answer import compose, elapsed_ms
 from biokg.graph_agent.diagnosis.ranker import Diagnosis, Evidence, RankedDisease
 from biokg.graph_agent.diagnosis.reading import PhenotypeList
 from biokg.graph_agent.diagnosis.service import ranker
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.linking import EntityLinker
-from biokg.graph_agent.models import (
-    AnswerEvent,
-    Claim,
-    Linked,
-    LinkingEvent,
-    Mention,
-    PartialEvent,
-    PlanEvent,
-    PlannedStep,
-    PlanView,
-    Progress,
-    QueryEvent,
-    QueryRecord,
-    StepEvent,
-)
+from biokg.graph_agent.models import Claim, Mention, PlanView, QueryRecord, StepEvent
 from biokg.graph_agent.question import Question
 from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.store import GraphStore
@@ -75,16 +62,16 @@ class DiagnosisAnswer:
         absent = [self._mention(p, read) for p in asked.excluded]
         mentions = seen + absent
         link_ms = elapsed_ms(started)
-        yield LinkingEvent(data=Linked(mentions=mentions, ms=link_ms))
+        yield models.LinkingEvent(data=models.Linked(mentions=mentions, ms=link_ms))
         observed, excluded = _terms(seen), _terms(absent)
-        yield PlanEvent(data=_plan(observed, excluded))
+        yield models.PlanEvent(data=_plan(observed, excluded))
         diagnosis = None
         if observed:
             diagnosis = ranks.rank(observed, excluded, top=ANSWERED)
             self._read_evidence(runner, diagnosis)
-        yield from (QueryEvent(data=q) for q in queued)
+        yield from (models.QueryEvent(data=q) for q in queued)
         if diagnosis and diagnosis.ranking:
-            yield PartialEvent(data=Progress(found=len(diagnosis.ranking)))
+            yield models.PartialEvent(data=models.Progress(found=len(diagnosis.ranking)))
         claims = _claims(runner.evidence, diagnosis) if diagnosis else []
         answer = compose(
             question,
@@ -97,7 +84,7 @@ class DiagnosisAnswer:
             timing=(started, link_ms),
             versions=versions,
         )
-        yield AnswerEvent(data=answer)
+        yield models.AnswerEvent(data=answer)
 
     def _mention(self, phrase: str, read: Reader) -> Mention:
         """The phrase linked to phenotypes as any question's names are, the scorer judging its
@@ -143,7 +130,7 @@ def _plan(observed: list[str], excluded: list[str]) -> PlanView:
         kinds=[],
         seeds=[[term] for term in observed + excluded],
         stop=None if observed else "no observed feature links to an HPO term",
-        steps=[PlannedStep(strategy="DiagnosisRanker", why=why)],
+        steps=[models.PlannedStep(strategy="DiagnosisRanker", why=why)],
     )
 
 
