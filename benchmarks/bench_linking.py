@@ -90,7 +90,8 @@ def run(agent: GraphAgent, items: list[dict[str, Any]]) -> list[Outcome]:
     out = []
     for item in items:
         started = time.perf_counter()
-        mentions = agent.linker.mentions(Question.parse(item["text"]))
+        reading = agent.planner.reader.understand(Question.parse(item["text"]))
+        mentions = agent.linker.mentions(reading.question, reading)
         ms = (time.perf_counter() - started) * 1000
         linked = tuple(sorted({c.id for m in mentions for c in m.candidates}))
         out.append(Outcome(item, linked, verdict(item["expected"], linked), ms))

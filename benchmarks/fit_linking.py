@@ -32,7 +32,7 @@ import numpy as np
 from bench_linking import figures, load_items, verdict
 
 from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.linking import Decision, EntityLinker
+from biokg.graph_agent.linking import Decision
 from biokg.graph_agent.linking.features import FEATURES, WEIGHTS, LinkScorer, accept_all
 from biokg.graph_agent.question import Question
 from biokg.settings import Settings
@@ -58,13 +58,15 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
 
 
-def collect(linker: EntityLinker, items: list[dict[str, Any]]) -> list[list[Decision]]:
-    """Every scored pair of every item, the linker accepting all of them."""
+def collect(agent: GraphAgent, items: list[dict[str, Any]]) -> list[list[Decision]]:
+    """Every scored pair of every item, the agent's linker accepting all of them."""
+    linker = agent.linker
     linker.scorer = accept_all()
     traces = []
     for item in items:
         linker.trace = []
-        linker.mentions(Question.parse(item["text"]))
+        reading = agent.planner.reader.understand(Question.parse(item["text"]))
+        linker.mentions(reading.question, reading)
         traces.append(linker.trace)
     linker.trace = None
     return traces
@@ -187,7 +189,7 @@ def main() -> None:
     with GraphStore.connect(settings) as store:
         # the scoring linker's candidates (its rules defer to the scorer), every one accepted
         agent = GraphAgent.connect(store, replace(settings, linking=args.linking))
-        traces = collect(agent.linker, items)
+        traces = collect(agent, items)
     x, y = examples(items, traces)
     if args.only:
         shipped = LinkScorer.load()

@@ -30,9 +30,8 @@ from biokg.graph_agent.answer import (
 )
 from biokg.graph_agent.attributes import AttributeLookup
 from biokg.graph_agent.checks import ClaimCheckSearch
-from biokg.graph_agent.diagnosis.reading import read_phenotype_list
 from biokg.graph_agent.findings import Finding, StepResult
-from biokg.graph_agent.intent import Intent, QuestionReader, identifier_names
+from biokg.graph_agent.intent import Intent, QuestionReader, Reading, identifier_names
 from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
@@ -160,7 +159,6 @@ class GraphAgent:
             cue_sequences=reader.cue_sequences,
             nouns=reader.nouns,
             searchers=searchers,
-            reach=reader.reachable_labels,
             judge_exact_words=settings.linking == "scored",
         )
         researcher = LLMResearcher.from_settings(settings)
@@ -212,31 +210,32 @@ class GraphAgent:
             AgentInputError: the question is empty or longer than MAX_QUESTION_CHARS.
         """
         started = time.perf_counter()
-        question = _parsed(text)
+        reading = self.planner.reader.understand(_parsed(text))
+        question = reading.question
         versions = self.refresh()
-        # a described patient ("…: which diseases fit?") goes to the diagnosis ranker
-        if (described := read_phenotype_list(question.text)) is not None:
+        # a described patient ("…: which diseases fit?"): the diagnosis ranker researches it
+        if reading.described is not None:
             # imported here: the ranker's numpy/polars/scipy cost every CLI question 0.17 s
             from biokg.graph_agent.diagnosis.question import DiagnosisAnswer
 
             dx = DiagnosisAnswer(self.store, self.linker, self.cache_dir)
-            yield from dx.stream(question.text, described, budget or self.budget, versions)
+            yield from dx.stream(question.text, reading.described, budget or self.budget, versions)
             return
         queued: list[QueryRecord] = []  # streamed after the linking and plan events
         runner = QueryRunner(self.store, budget or self.budget, on_query=queued.append)
-        mentions = self.linker.mentions(question, read=runner.reader("link:search"))
+        mentions = self.linker.mentions(question, reading, read=runner.reader("link:search"))
         link_ms = elapsed_ms(started)
         yield LinkingEvent(data=Linked(mentions=mentions, ms=link_ms))
-        intent = self.planner.read(question, mentions)
+        intent = self.planner.intent(reading, mentions)
         plan = self.planner.plan(
-            question, mentions, intent=intent, present=self.linker.lexicon.labels
+            reading, mentions, intent=intent, present=self.linker.lexicon.labels
         )
-        yield PlanEvent(data=_describe(plan, self.researcher))
+        yield PlanEvent(data=_describe(reading, plan, self.researcher))
         found = StepResult("none", [])
         notes = [plan.stop] if plan.stop else []
         surveyed: list[dict] = []  # what the breadth steps counted around the seeds
         try:
-            for result in self._research(question, mentions, plan, runner):
+            for result in self._research(reading, mentions, plan, runner):
                 yield from (QueryEvent(data=q) for q in queued)
                 queued.clear()
                 if result.note:  # what a step could not do, or a caveat on what it found
@@ -274,12 +273,12 @@ class GraphAgent:
         yield AnswerEvent(data=answer)
 
     def _research(
-        self, question: Question, mentions: list[Mention], plan: Plan, runner: QueryRunner
+        self, reading: Reading, mentions: list[Mention], plan: Plan, runner: QueryRunner
     ) -> Iterator[StepResult]:
         """Results of each planned request in turn (the caller stops at the first that finds
         anything)."""
         if self.researcher is not None:
-            found = self.researcher.research(question.text, mentions, runner, self)
+            found = self.researcher.research(reading.question.text, mentions, runner, self)
             yield StepResult("llm", found)
             return
         for request in plan.requests:
@@ -294,7 +293,7 @@ class GraphAgent:
             if m.alternatives
         ]
         present = self.linker.lexicon.labels
-        fallback = self.planner.plan(question, promoted, present=present) if promoted else None
+        fallback = self.planner.plan(reading, promoted, present=present) if promoted else None
         if fallback is not None and fallback.seeds != plan.seeds and not fallback.stop:
             for request in fallback.requests:
                 yield self.run_request(request, runner)
@@ -373,9 +372,10 @@ def _held(surveyed: list[dict], subject: list[str], mentions: list[Mention]) -> 
     )
 
 
-def _describe(plan: Plan, researcher: Researcher | None) -> PlanView:
+def _describe(reading: Reading, plan: Plan, researcher: Researcher | None) -> PlanView:
     return PlanView(
         planner=researcher.name if researcher else "deterministic",
+        request=reading.request,
         kind=plan.intent.kind,
         polar=plan.intent.polar,
         relations=list(plan.intent.relations),

@@ -175,9 +175,9 @@ def heldout_wordings(
     for rel, sides in data.items():
         for wording in (*sides["forward"], *sides["inverse"]):
             cued = [
-                name
-                for vocabulary, name in reader.read(Question.parse(wording.format(name="X"))).cues
-                if vocabulary in ("relation", "inverse")
+                cue.name
+                for cue in reader.understand(Question.parse(wording.format(name="X"))).cues
+                if cue.vocabulary in ("relation", "inverse")
             ]
             if cued:
                 raise SchemaError(

@@ -12,6 +12,13 @@ matcher (:mod:`.paraphrase`), in the planner.
 Besides cues, the reader tells a yes/no question or a claim to check ("Is X …?", "X treats Y")
 from a question asking for entities, whether the claim is negated, and what the question asks
 for first (its *head*: "What is the **trade name** of X?", "**When** was X approved?").
+
+It reads in two steps, one before linking and one after. :meth:`QuestionReader.understand` is
+the understanding stage: a :class:`Reading` of the parsed question, made once, with every
+vocabulary phrase where it stands, the kind of request (look-up, verification, diagnosis, …)
+and the labels its relationship cues can join (a linking feature). :meth:`QuestionReader.intent`
+is a function of that reading and the linked names: the same phrase matches, those inside a
+name set aside.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from biokg.graph_agent.models import Mention
+from biokg.graph_agent.described import PhenotypeList, read_phenotype_list
+from biokg.graph_agent.models import Mention, RequestKind
 from biokg.graph_agent.question import NEGATIONS, Question
 from biokg.graph_agent.text import (
     GRAMMAR_PHRASES,
@@ -99,6 +107,40 @@ class Intent:
 
 
 @dataclass(frozen=True)
+class CueSpan:
+    """A phrase of schema/'s vocabulary where the question writes it (tokens ``start`` to
+    ``end``, exclusive): a relationship, a label noun, a GO aspect, an asked property, …"""
+
+    vocabulary: str
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A question understood before any name in it is linked (the understanding stage).
+
+    ``request`` is provisional where it depends on the names: a statement that opens with the
+    label it asks for and names one thing ("genes for long QT") asks, it claims nothing, and
+    only linking counts the things named (:meth:`QuestionReader.intent` settles it).
+    """
+
+    question: Question
+    request: RequestKind
+    #: the cues on the question as written, in order; no name is set aside yet
+    cues: tuple[CueSpan, ...]
+    #: the labels at either end of every relationship type cued (None: no relationship cued):
+    #: a name the question's relationship cannot touch is seldom the one meant (decision 0018)
+    reach: frozenset[str] | None
+    #: for a ``diagnosis`` request, the described patient's observed and excluded phrases
+    described: PhenotypeList | None = None
+    #: every vocabulary phrase match as (phrase index, start), in the order phrases claim
+    #: words: read again with the linked names set aside, never matched again
+    matches: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
 class _Phrase:
     lemmas: tuple[str, ...]
     vocabulary: str
@@ -129,6 +171,11 @@ class QuestionReader:
         entries += [(name, "prefix", prefix) for name, prefix in prefix_names]
         entries += [(phrase, "grammar", phrase) for phrase in GRAMMAR_PHRASES]
         self._phrases = _vocabulary(entries)
+        #: (vocabulary is "inverse", first word) → indices of the phrases starting with it
+        self._starting: dict[tuple[bool, str], list[int]] = {}
+        for index, phrase in enumerate(self._phrases):
+            key = (phrase.vocabulary == "inverse", phrase.lemmas[0])
+            self._starting.setdefault(key, []).append(index)
         self._values = {
             (_lemmas(phrase), rel)
             for rel, spec in schema.types.items()
@@ -164,27 +211,49 @@ class QuestionReader:
             for word in p.lemmas
         }
 
-    def reachable_labels(self, question: Question) -> frozenset[str] | None:
-        """The labels at either end of every relationship type the question cues, read before
-        any name is linked (None when it cues none): a linking feature, since a name the
-        question's relationship cannot touch is seldom the one meant (docs/decisions/0018)."""
-        intent = self.read(question)
+    def understand(self, question: Question) -> Reading:
+        """The question's :class:`Reading`: its phrase matches found once, the cues they give
+        with nothing set aside, the labels those cues reach and the kind of request."""
+        lemmas, surface = question.lemmas, question.keys
+        matches = sorted(
+            (index, start)
+            for start in range(len(question.tokens))
+            for inverse, text in ((False, lemmas), (True, surface))
+            for index in self._starting.get((inverse, text[start]), ())
+            if tuple(text[start : start + len(self._phrases[index].lemmas)])
+            == self._phrases[index].lemmas
+        )
+        bare = Reading(question, "look-up", (), None, matches=tuple(matches))
+        intent = self.intent(bare, ())
         types = [self.schema.types[t] for t in (*intent.relations, *intent.inverse)]
-        if not types:
-            return None
-        return frozenset(label for t in types for label in (*t.from_labels, *t.to_labels))
+        described = read_phenotype_list(question.text)
+        return Reading(
+            question,
+            _request(question, intent, described),
+            tuple(
+                CueSpan(p.vocabulary, p.name, start, start + len(p.lemmas))
+                for start, p in _resolved(bare.matches, self._phrases, frozenset())
+                if p.vocabulary != "grammar"
+            ),
+            frozenset(label for t in types for label in (*t.from_labels, *t.to_labels))
+            if types
+            else None,
+            described,
+            bare.matches,
+        )
 
-    def read(self, question: Question, mentions: Iterable[Mention] = ()) -> Intent:
-        """The intent of ``question``; the words of the linked names (``mentions``) are set
-        aside first, wherever they are written.
+    def intent(self, reading: Reading, mentions: Iterable[Mention]) -> Intent:
+        """What the question of ``reading`` asks, the words of the linked names (``mentions``)
+        set aside wherever they are written: the reading's phrase matches that fall inside
+        none of them.
 
         A label noun right before or after a name of that label (one of its candidates' or
         alternatives') names its kind ("the gene PAX6") and asks for nothing.
         """
+        question = reading.question
         written = [t.text for t in question.tokens]
         words = list(question.lemmas)
         lemmas = list(words)
-        surface = list(question.keys)
         span_labels: dict[str, set[str]] = {}
         ranges: list[tuple[str, int, int]] = []
         for mention in mentions:
@@ -193,10 +262,10 @@ class QuestionReader:
             ranges += [
                 (mention.text, a, b) for a, b in question.places(question.mention_words(mention))
             ]
-        for _, start, end in ranges:
-            for i in range(start, end):
-                lemmas[i] = surface[i] = ""
-        found = _find(lemmas, surface, self._phrases)
+        blank = frozenset(i for _, start, end in ranges for i in range(start, end))
+        for i in blank:
+            lemmas[i] = ""
+        found = _resolved(reading.matches, self._phrases, blank)
         # "the protein X", "the leaflet X", "the X protein": a noun beside a name says what the
         # name is, not what the question asks for; a plural after it is what the question
         # asks about ("schizophrenia symptoms" are the symptoms of schizophrenia)
@@ -335,35 +404,49 @@ def _lemmas(text: str) -> tuple[str, ...]:
     return tuple(lemma(w) for w in mention_key(text).split())
 
 
-def _find(
-    lemmas: list[str], surface: list[str], phrases: list[_Phrase]
+def _resolved(
+    matches: Iterable[tuple[int, int]], phrases: list[_Phrase], blank: frozenset[int]
 ) -> list[tuple[int, _Phrase]]:
-    """Phrase matches as (position, phrase), in order of position; a longer phrase claims its
-    words first, and one span may carry several cues of different vocabularies ("function" is
-    a relation cue, a label noun and a GO aspect). Inverse phrases match written words."""
+    """The cues of ``matches`` (phrase index, start) as (position, phrase), in order of
+    position, leaving out those touching a ``blank`` token (a linked name's): a longer phrase
+    claims its words first, and one span may carry several cues of different vocabularies
+    ("function" is a relation cue, a label noun and a GO aspect)."""
     taken: dict[tuple[int, int], str] = {}
     found: list[tuple[int, _Phrase]] = []
     seen: set[tuple[int, str, str]] = set()
-    for phrase in phrases:
-        n = len(phrase.lemmas)
-        text = surface if phrase.vocabulary == "inverse" else lemmas
-        for start in range(len(text) - n + 1):
-            if tuple(text[start : start + n]) != phrase.lemmas:
-                continue
-            span = (start, start + n)
-            overlaps = [s for s in taken if s[0] < span[1] and span[0] < s[1] and s != span]
-            # a label noun inside a relationship's phrase still names the kind asked for
-            # ("medications for X": indications, and drugs are the answer)
-            if overlaps and not (
-                phrase.vocabulary == "label" and all(taken[s] == "relation" for s in overlaps)
-            ):
-                continue
-            taken.setdefault(span, phrase.vocabulary)
-            key = (start, phrase.vocabulary, phrase.name)
-            if key not in seen:
-                seen.add(key)
-                found.append((start, phrase))
+    for index, start in matches:
+        phrase = phrases[index]
+        span = (start, start + len(phrase.lemmas))
+        if any(i in blank for i in range(*span)):
+            continue
+        overlaps = [s for s in taken if s[0] < span[1] and span[0] < s[1] and s != span]
+        # a label noun inside a relationship's phrase still names the kind asked for
+        # ("medications for X": indications, and drugs are the answer)
+        if overlaps and not (
+            phrase.vocabulary == "label" and all(taken[s] == "relation" for s in overlaps)
+        ):
+            continue
+        taken.setdefault(span, phrase.vocabulary)
+        key = (start, phrase.vocabulary, phrase.name)
+        if key not in seen:
+            seen.add(key)
+            found.append((start, phrase))
     return sorted(found, key=lambda f: f[0])
+
+
+def _request(question: Question, intent: Intent, described: PhenotypeList | None) -> RequestKind:
+    """The kind of request, from the question's grammar and its cues before linking."""
+    if described is not None:
+        return "diagnosis"
+    if question.asks_absence:
+        return "absence"
+    if intent.asks_not_held:
+        return "not-held"
+    if intent.polar:
+        return "verification"
+    if intent.attribute is not None:
+        return "attribute"
+    return "look-up" if intent.kind == "neighbours" else intent.kind
 
 
 def _request_without_question(

@@ -180,10 +180,19 @@ class PlannedStep(_Model):
     why: str
 
 
+#: What a question requests, as the understanding stage reads it before linking
+#: (:meth:`biokg.graph_agent.intent.QuestionReader.understand`).
+RequestKind = Literal[
+    "look-up", "verification", "attribute", "path", "shared", "absence", "not-held", "diagnosis"
+]
+
+
 class PlanView(_Model):
     """What the planner made of the question, before any research ran."""
 
     planner: str
+    #: the kind of request the question was read as
+    request: RequestKind
     kind: str
     polar: bool
     relations: list[str]

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from biokg.graph_agent import text as words
-from biokg.graph_agent.intent import Intent, QuestionReader
+from biokg.graph_agent.intent import Intent, QuestionReader, Reading
 from biokg.graph_agent.models import SEARCH_RULES, Mention
 from biokg.graph_agent.paraphrase import RelationMatcher, frame
 from biokg.graph_agent.question import Question
@@ -100,15 +100,16 @@ class DeterministicPlanner:
             for value in spec.kinds.values
         }
 
-    def read(self, question: Question, mentions: list[Mention]) -> Intent:
+    def intent(self, reading: Reading, mentions: list[Mention]) -> Intent:
         """What the question asks, the names linked firmly set aside (the weak ones when
         nothing was: a subject named like a cue, "the more specific kinds of Mode of
         inheritance", cues nothing when other words cue a relationship)."""
+        question = reading.question
         strong, weak, _ = _by_strength(mentions)
-        intent = self.reader.read(question, strong)
+        intent = self.reader.intent(reading, strong)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
         if not strong and named:
-            aside = self.reader.read(question, named[:1])
+            aside = self.reader.intent(reading, named[:1])
             # a noun beside the weak subject that says what it is ("the INS gene": an English
             # word, so weak) makes it firm; so does a cue it is named like
             if aside.named_as or (aside.relations and self._named_like_a_cue(question, named[0])):
@@ -117,16 +118,17 @@ class DeterministicPlanner:
 
     def plan(
         self,
-        question: Question,
+        reading: Reading,
         mentions: list[Mention],
         *,
         intent: Intent | None = None,
         present: set[str] | None = None,
     ) -> Plan:
-        """The plan for ``question``: ``intent`` is :meth:`read`'s (read here when not given);
-        ``present``: labels that have nodes in the graph (an asked label without nodes gives
-        way to the kinds the question names)."""
-        intent = self.read(question, mentions) if intent is None else intent
+        """The plan for the question of ``reading``: ``intent`` is :meth:`intent`'s (read here
+        when not given); ``present``: labels that have nodes in the graph (an asked label
+        without nodes gives way to the kinds the question names)."""
+        question = reading.question
+        intent = self.intent(reading, mentions) if intent is None else intent
         strong, weak, unknown = _by_strength(mentions)
         named = _distinct_nodes(strong or self._weak_subjects(question, weak))
         plan = Plan(intent=intent, seeds=[self._compatible(m, intent) for m in named])

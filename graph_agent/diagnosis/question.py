@@ -1,13 +1,14 @@
 """``biokg ask`` for a patient described in words: "a child with seizures, hypotonia and
 microcephaly but no fever: which diseases fit?".
 
-:func:`~.reading.read_phenotype_list` recognises the question and splits the description
-into observed and excluded phrases. :class:`DiagnosisAnswer` links each phrase
-to an HPO term (the linker's best ``Phenotype`` candidate; the others stay in the mention as
-alternatives), ranks diseases with :mod:`.ranker`, reads the cited annotation edges and nodes
-back through the question's :class:`~biokg.graph_agent.runner.QueryRunner` (logged, within
-budget), and answers with one claim per disease citing its HPO terms, its annotation edges and
-their source records. Its events are the agent's (linking, plan, query, partial, answer).
+:func:`~biokg.graph_agent.described.read_phenotype_list` recognises the question (its reading
+is a ``diagnosis`` request) and splits the description into observed and excluded phrases.
+:class:`DiagnosisAnswer` links each phrase to an HPO term (the linker's best ``Phenotype``
+candidate; the others stay in the mention as alternatives), ranks diseases with
+:mod:`.ranker`, reads the cited annotation edges and nodes back through the question's
+:class:`~biokg.graph_agent.runner.QueryRunner` (logged, within budget), and answers with one
+claim per disease citing its HPO terms, its annotation edges and their source records. Its
+events are the agent's (linking, plan, query, partial, answer).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 from biokg.embedding.search import Reader
 from biokg.graph_agent import models
 from biokg.graph_agent.answer import compose, elapsed_ms
+from biokg.graph_agent.described import PhenotypeList
 from biokg.graph_agent.diagnosis.ranker import Diagnosis, Evidence, RankedDisease
-from biokg.graph_agent.diagnosis.reading import PhenotypeList
 from biokg.graph_agent.diagnosis.service import ranker
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.linking import EntityLinker
@@ -123,6 +124,7 @@ def _plan(observed: list[str], excluded: list[str]) -> PlanView:
     why = f"rank diseases for {len(observed)} observed and {len(excluded)} excluded HPO terms"
     return PlanView(
         planner="diagnosis",
+        request="diagnosis",
         kind="diagnosis",
         polar=False,
         relations=["HAS_PHENOTYPE"],

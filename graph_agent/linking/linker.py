@@ -4,11 +4,12 @@ scorer, and the names the graph does not know (see the package docstring)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from biokg.embedding.search import Reader
 from biokg.graph_agent import text as words
+from biokg.graph_agent.intent import Reading
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking.candidates import (
     WHOLE_NAME_CUTOFF,
@@ -88,7 +89,6 @@ class EntityLinker:
         searchers: Iterable[Searcher] = (),
         scorer: LinkScorer | None = None,
         judge_exact_words: bool = False,
-        reach: Callable[[Question], frozenset[str] | None] | None = None,
     ) -> None:
         #: the shipped scorer unless given (``accept_all`` links every candidate proposed:
         #: benchmarks/fit_linking.py collects features so)
@@ -106,8 +106,8 @@ class EntityLinker:
         self.sequences = frozenset(cue_sequences)  # cues of several words ("go term")
         self.finder = CandidateFinder(lexicon, searchers)
         self.speller = Speller(lexicon, self._ignorable)
-        #: the labels a question's relationship cues can join (a feature of every candidate)
-        self.reach = reach
+        #: the labels the question's relationship cues can join (a feature of every candidate):
+        #: the reading's, for the question being linked
         self._reach: frozenset[str] | None = None
 
     @property
@@ -138,13 +138,18 @@ class EntityLinker:
             found = self.finder.search(text, read)
         return sorted(found, key=lambda c: (-c.score, c.id))[:limit]
 
-    def mentions(self, question: Question, *, read: Reader | None = None) -> list[Mention]:
+    def mentions(
+        self, question: Question, reading: Reading | None = None, *, read: Reader | None = None
+    ) -> list[Mention]:
         """Every entity mention in a question, left to right, each with its candidates and the
         question's tokens it covers.
 
-        ``read``: how index searches run their queries (see :class:`Searcher`).
+        ``reading``: the question's reading (:meth:`QuestionReader.understand`); without one
+        no candidate is judged by whether the question's relationships reach its label (a
+        phrase linked apart from a question: a described patient's feature). ``read``: how
+        index searches run their queries (see :class:`Searcher`).
         """
-        self._reach = self.reach(question) if self.reach is not None else None
+        self._reach = reading.reach if reading is not None else None
         tokens = [self.speller.spelled(t) for t in question.tokens]
         spans = self._whole_phrases(question, tokens, self._exact_spans(question, tokens))
         # a span whose candidates the scorer rejected names nothing in the graph; the kind

@@ -201,9 +201,13 @@ def test_unknown_entity_is_not_found_and_nothing_is_claimed(agent: GraphAgent) -
 
 
 def test_stream_yields_steps_in_order(agent: GraphAgent) -> None:
-    kinds = [event.kind for event in agent.stream("Which drugs target PDE5A?")]
+    events = list(agent.stream("Which drugs target PDE5A?"))
+    kinds = [event.kind for event in events]
     assert kinds[:2] == ["linking", "plan"]
     assert "query" in kinds and kinds[-1] == "answer"
+    assert events[1].data.request == "look-up"
+    verify = list(agent.stream("Does sildenafil target PDE5A?"))
+    assert verify[1].data.request == "verification"
 
 
 def test_empty_question_is_refused(agent: GraphAgent) -> None:
@@ -277,7 +281,7 @@ def test_a_label_kept_out_of_the_lexicon_still_counts_as_present(
     )
     question = f"What sections does {phenotype['name']} have?"
     plan = agent.planner.plan(
-        Question.parse(question),
+        agent.planner.reader.understand(Question.parse(question)),
         agent.linker.mentions(Question.parse(question)),
         present=lexicon.labels,
     )

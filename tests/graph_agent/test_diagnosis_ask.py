@@ -23,6 +23,7 @@ def test_a_described_patient_is_ranked_with_cited_annotations(
 ) -> None:
     events = list(agent.stream(QUESTION))
     assert [e.kind for e in events][:2] == ["linking", "plan"]
+    assert events[1].data.request == "diagnosis"
     answer = events[-1].data
     assert isinstance(answer, Answer)
     assert answer.planner == "diagnosis" and answer.status == "answered"

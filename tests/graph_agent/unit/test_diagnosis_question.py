@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from biokg.graph_agent.diagnosis.reading import PhenotypeList, read_phenotype_list
+from biokg.graph_agent.described import PhenotypeList, read_phenotype_list
 
 
 @pytest.mark.parametrize(

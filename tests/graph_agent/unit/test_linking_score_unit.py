@@ -259,9 +259,9 @@ def test_a_word_many_names_use_is_generic() -> None:
 
 
 def test_reachable_labels_come_from_the_cued_relationships(reader) -> None:
-    labels = reader.reachable_labels(Question.parse("What drugs are used for Myelin marmalade?"))
+    labels = reader.understand(Question.parse("What drugs are used for Myelin marmalade?")).reach
     assert labels is not None and {"Drug", "Disease"} <= labels and "GOTerm" not in labels
-    assert reader.reachable_labels(Question.parse("Tell me about Marfan syndrome")) is None
+    assert reader.understand(Question.parse("Tell me about Marfan syndrome")).reach is None
 
 
 def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker) -> None:
@@ -278,12 +278,13 @@ def test_a_rejected_respelling_is_reported_not_in_the_graph(linker: EntityLinker
 def test_the_linker_passes_the_questions_reach_to_the_features(
     linker: EntityLinker, reader
 ) -> None:
-    linker.reach, linker.trace = reader.reachable_labels, []
+    question = Question.parse("What drugs are used for Marfan syndrome?")
+    linker.trace = []
     try:
-        linker.mentions(Question.parse("What drugs are used for Marfan syndrome?"))
+        linker.mentions(question, reader.understand(question))
         decisions = list(linker.trace)
     finally:
-        linker.reach, linker.trace = None, None
+        linker.trace = None
     [first, *_] = [d for d in decisions if d.span == "Marfan syndrome"]
     assert first.features["label_reached"] == 1.0
 

@@ -92,7 +92,8 @@ def test_a_question_naming_only_the_kind_of_answer_tries_the_closest_type_first(
     # "drugs" of a disease: indications, contraindications and off-label uses all reach Drug
     question = "Which drugs would be risky for a person who has Hypertension?"
     plan = planner_with_matcher.plan(
-        Question.parse(question), linker.mentions(Question.parse(question))
+        planner_with_matcher.reader.understand(Question.parse(question)),
+        linker.mentions(Question.parse(question)),
     )
     tried = [r.relations for r in plan.requests if isinstance(r, Neighbours)]
     assert tried[0][0].type == "CONTRAINDICATED_FOR"
@@ -107,7 +108,8 @@ def test_a_type_within_one_label_is_tried_the_other_way_last(
     question = "Which terms is mitochondrion filed under?"
     planner = planner_with_matcher
     requests = planner.plan(
-        Question.parse(question), linker.mentions(Question.parse(question))
+        planner.reader.understand(Question.parse(question)),
+        linker.mentions(Question.parse(question)),
     ).requests
     first, last = requests[0], requests[-1]
     assert isinstance(first, Neighbours) and isinstance(last, Neighbours)
@@ -118,7 +120,8 @@ def test_a_type_within_one_label_is_tried_the_other_way_last(
     # a type between two labels has one direction from the entity: nothing is added
     question = "What do physicians prescribe for Hypertension?"
     requests = planner.plan(
-        Question.parse(question), linker.mentions(Question.parse(question))
+        planner.reader.understand(Question.parse(question)),
+        linker.mentions(Question.parse(question)),
     ).requests
     assert all(r.caveat is None for r in requests if isinstance(r, Neighbours))
 
@@ -138,7 +141,9 @@ def test_an_index_guess_of_plain_words_is_no_entity_beside_a_weak_name(
         weak=True,
     )
     question = "How do families pass Disorganization, mouse, homolog of on?"
-    assert planner.plan(Question.parse(question), [guessed, named]).seeds == [["OMIM:223200"]]
+    assert planner.plan(
+        planner.reader.understand(Question.parse(question)), [guessed, named]
+    ).seeds == [["OMIM:223200"]]
     # a guess for a rare word may be the subject: it stays
     rare = Mention(
         text="progeria",
@@ -146,7 +151,9 @@ def test_an_index_guess_of_plain_words_is_no_entity_beside_a_weak_name(
         weak=True,
     )
     question = "Does progeria follow Disorganization, mouse, homolog of?"
-    assert planner.plan(Question.parse(question), [rare, named]).seeds == [
+    assert planner.plan(
+        planner.reader.understand(Question.parse(question)), [rare, named]
+    ).seeds == [
         ["OMIM:176670"],
         ["OMIM:223200"],
     ]
@@ -175,7 +182,8 @@ def test_a_cue_that_cannot_touch_the_subject_gives_way_to_the_words_meaning(
     # edge touches: what the question means of a phenotype is read from its words
     question = "What is the underlying cause of arachnodactyly?"
     plan = planner_with_matcher.plan(
-        Question.parse(question), linker.mentions(Question.parse(question))
+        planner_with_matcher.reader.understand(Question.parse(question)),
+        linker.mentions(Question.parse(question)),
     )
     assert "ASSOCIATED_WITH" in plan.intent.relations  # precondition: the cue is read
     tried = [rel for r in plan.requests if isinstance(r, Neighbours) for rel in r.relations]

@@ -138,7 +138,7 @@ def test_each_mention_covers_the_tokens_its_text_stands_on(
         assert q.span_text(*m.tokens) == m.text
 
 
-def test_linking_reading_and_planning_read_the_parse_not_the_string(
+def test_understanding_linking_reading_and_planning_read_the_parse_not_the_string(
     linker: EntityLinker, planner: DeterministicPlanner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     q = Question.parse("Which genes are associated with Marfan syndrome and Hypertension?")
@@ -149,8 +149,9 @@ def test_linking_reading_and_planning_read_the_parse_not_the_string(
     monkeypatch.setattr(text, "tokens", forbidden)
     monkeypatch.setattr(question_module, "tokens", forbidden)
     monkeypatch.setattr(Question, "parse", forbidden)
-    mentions = linker.mentions(q)
-    intent = planner.read(q, mentions)
-    plan = planner.plan(q, mentions, intent=intent)
+    reading = planner.reader.understand(q)
+    mentions = linker.mentions(q, reading)
+    intent = planner.intent(reading, mentions)
+    plan = planner.plan(reading, mentions, intent=intent)
     assert plan.intent is intent
     assert plan.seeds and plan.requests

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from biokg.graph_agent.intent import QuestionReader, identifier_names
+from biokg.graph_agent.intent import Intent, QuestionReader, identifier_names
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import frame
@@ -23,6 +23,59 @@ from biokg.graph_agent.requests import (
     Neighbours,
 )
 from biokg.schema import load_schema
+
+
+def _intent(reader: QuestionReader, question: Question, mentions: list[Mention] = ()) -> Intent:
+    """The intent of ``question`` with ``mentions`` linked: understood, then read."""
+    return reader.intent(reader.understand(question), mentions)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which pathways include PTEN?", "look-up"),
+        ("Does imatinib target ABL1?", "verification"),
+        ("Is Noonan syndrome inherited?", "verification"),
+        ("What are the brand names of imatinib?", "attribute"),
+        ("How is KCNQ1 connected to long QT syndrome?", "path"),
+        ("What do Loeys-Dietz syndrome and Noonan syndrome have in common?", "shared"),
+        ("Which genes are not associated with Noonan syndrome?", "absence"),
+        ("When was imatinib approved?", "not-held"),
+        (
+            "A toddler with short fingers and seizures but no fever: which diseases fit?",
+            "diagnosis",
+        ),
+    ],
+)
+def test_the_reading_names_the_kind_of_request_before_linking(
+    reader: QuestionReader, question: str, kind: str
+) -> None:
+    reading = reader.understand(Question.parse(question))
+    assert reading.request == kind
+    assert (reading.described is not None) == (kind == "diagnosis")
+
+
+def test_the_reading_holds_each_cue_where_the_question_writes_it(reader: QuestionReader) -> None:
+    reading = reader.understand(Question.parse("Which drugs are indicated for gout?"))
+    spans = {(c.vocabulary, c.name): (c.start, c.end) for c in reading.cues}
+    # "drugs" is token 1, "indicated" token 3
+    assert spans[("label", "Drug")] == (1, 2)
+    assert spans[("relation", "INDICATED_FOR")] == (3, 4)
+    assert reading.reach is not None and {"Drug", "Disease"} <= reading.reach
+
+
+def test_the_intent_reads_the_readings_matches_without_matching_again(
+    reader: QuestionReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = Question.parse("Which genes are associated with the disease Noonan syndrome?")
+    reading = reader.understand(question)
+    monkeypatch.setattr(reader, "_starting", {})  # no phrase could be matched again
+    bare = reader.intent(reading, ())
+    named = reader.intent(reading, [_named("Noonan syndrome", "Disease")])
+    assert bare.relations == named.relations == ("ASSOCIATED_WITH",)
+    # the label noun before the linked name says what it is, and asks for nothing
+    assert named.named_as == {"Noonan syndrome": "Disease"}
+    assert named.target_labels == ("Gene",)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +93,7 @@ from biokg.schema import load_schema
 def test_yes_no_questions_and_statements_are_told_from_requests(
     reader: QuestionReader, question: str, polar: bool, negated: bool
 ) -> None:
-    intent = reader.read(Question.parse(question))
+    intent = _intent(reader, Question.parse(question))
     assert (intent.polar, intent.negated) == (polar, negated)
 
 
@@ -56,12 +109,12 @@ def test_yes_no_questions_and_statements_are_told_from_requests(
 def test_relation_cues_are_read_by_lemma(
     reader: QuestionReader, question: str, relation: str
 ) -> None:
-    assert relation in reader.read(Question.parse(question)).relations
+    assert relation in _intent(reader, Question.parse(question)).relations
 
 
 def test_grammar_phrases_are_no_cues(reader: QuestionReader) -> None:
     # "loss-of-function" holds "function" (a GO cue): as a whole it is how the variant acts
-    intent = reader.read(Question.parse("What is caused by loss-of-function variants in FBN1?"))
+    intent = _intent(reader, Question.parse("What is caused by loss-of-function variants in FBN1?"))
     assert intent.relations == ("ASSOCIATED_WITH",)
     assert intent.kinds == ()
 
@@ -79,13 +132,17 @@ def test_grammar_phrases_are_no_cues(reader: QuestionReader) -> None:
 def test_kinds_of_answer_are_read_from_schema(
     reader: QuestionReader, question: str, kind: str
 ) -> None:
-    assert kind in reader.read(Question.parse(question)).kinds
+    assert kind in _intent(reader, Question.parse(question)).kinds
 
 
 def test_inverse_phrases_keep_their_written_plural(reader: QuestionReader) -> None:
     # "kinds of" asks for subtypes, "a kind of" for the parent: lemmas would merge the two
-    assert "IS_A" in reader.read(Question.parse("What are the kinds of arachnodactyly?")).inverse
-    assert "IS_A" not in reader.read(Question.parse("What is arachnodactyly a kind of?")).inverse
+    assert (
+        "IS_A" in _intent(reader, Question.parse("What are the kinds of arachnodactyly?")).inverse
+    )
+    assert (
+        "IS_A" not in _intent(reader, Question.parse("What is arachnodactyly a kind of?")).inverse
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,7 +160,7 @@ def test_attribute_questions_name_the_property(
 ) -> None:
     schema = load_schema()
     reader = QuestionReader(schema, prefix_names=identifier_names(schema, tmp_path))
-    intent = reader.read(Question.parse(question))
+    intent = _intent(reader, Question.parse(question))
     assert intent.attribute == attribute
     assert set(prefixes) <= set(intent.prefixes)
 
@@ -120,13 +177,13 @@ def test_attribute_questions_name_the_property(
 def test_questions_about_data_no_source_holds_are_marked(
     reader: QuestionReader, question: str
 ) -> None:
-    assert reader.read(Question.parse(question)).asks_not_held
+    assert _intent(reader, Question.parse(question)).asks_not_held
 
 
 # -- plans ----------------------------------------------------------------------------------
 def _plan(planner: DeterministicPlanner, linker: EntityLinker, question: str):
     return planner.plan(
-        Question.parse(question),
+        planner.reader.understand(Question.parse(question)),
         linker.mentions(Question.parse(question)),
         present={"Gene", "GOTerm"} | {"Disease", "Phenotype", "Drug", "Label", "LabelSection"},
     )
@@ -199,12 +256,14 @@ def test_an_ontologys_terms_are_its_label_not_its_identifier_prefix(
     reader: QuestionReader,
 ) -> None:
     # "HPO terms" asks for phenotypes, as "GO terms" asks for GO terms; "the HPO id" for an id
-    terms = reader.read(
-        Question.parse("What HPO terms describe Marfan syndrome?"), [_named("Marfan syndrome")]
+    terms = _intent(
+        reader,
+        Question.parse("What HPO terms describe Marfan syndrome?"),
+        [_named("Marfan syndrome")],
     )
     assert (terms.attribute, terms.target_labels) == (None, ("Phenotype",))
-    ident = reader.read(
-        Question.parse("What is the HPO id of Seizure?"), [_named("Seizure", "Phenotype")]
+    ident = _intent(
+        reader, Question.parse("What is the HPO id of Seizure?"), [_named("Seizure", "Phenotype")]
     )
     assert ident.attribute == "xrefs"
 
@@ -323,7 +382,7 @@ def test_a_which_or_what_question_names_the_kind_of_its_answers(
     reader: QuestionReader, question: str, answer_label: str | None
 ) -> None:
     named = [_named("FBN1", "Gene"), _named("mitochondrion", "GOTerm")]
-    assert reader.read(Question.parse(question), named).answer_label == answer_label
+    assert _intent(reader, Question.parse(question), named).answer_label == answer_label
 
 
 def test_a_subject_named_like_a_cue_cues_nothing_beside_another_cue(
@@ -349,7 +408,7 @@ def test_a_noun_after_a_name_names_its_kind_only_when_singular(
     reader: QuestionReader, question: str, span: str, named_as: str | None
 ) -> None:
     labels = {"FBN1": ("Gene",), "Hypertension": ("Disease", "Phenotype")}
-    intent = reader.read(Question.parse(question), [_named(span, *labels[span])])
+    intent = _intent(reader, Question.parse(question), [_named(span, *labels[span])])
     assert intent.named_as.get(span) == named_as
 
 
@@ -357,7 +416,7 @@ def test_a_noun_beside_a_name_is_no_word_the_question_asks_about(
     reader: QuestionReader,
 ) -> None:
     question = Question.parse("What does the gene FBN1 do?")
-    intent = reader.read(question, [_named("FBN1", "Gene")])
+    intent = _intent(reader, question, [_named("FBN1", "Gene")])
     assert intent.named_as == {"FBN1": "Gene"}
     assert intent.words == ()
     assert intent.appositives == ((3, 4),)
@@ -371,7 +430,9 @@ def test_a_noun_beside_a_weak_subject_makes_it_firm(planner: DeterministicPlanne
     # "INS" (insulin's symbol) is an English word, so its mention is weak: "gene" beside it
     # says what it is, and is no label the question asks for
     weak = _named("INS", "Gene").model_copy(update={"weak": True})
-    intent = planner.read(Question.parse("What does the INS gene do?"), [weak])
+    intent = planner.intent(
+        planner.reader.understand(Question.parse("What does the INS gene do?")), [weak]
+    )
     assert intent.named_as == {"INS": "Gene"}
     assert intent.target_labels == ()
 
@@ -380,8 +441,8 @@ def test_a_label_noun_inside_a_relationship_phrase_names_the_answers_kind(
     reader: QuestionReader,
 ) -> None:
     # "medication for" cues indications, and its noun says drugs are the answer
-    intent = reader.read(
-        Question.parse("Could you name any medications for managing hypertension?")
+    intent = _intent(
+        reader, Question.parse("Could you name any medications for managing hypertension?")
     )
     assert "INDICATED_FOR" in intent.relations
     assert intent.target_labels[:1] == ("Drug",)

@@ -4,8 +4,9 @@ seizures, hypotonia and microcephaly but no fever: which diseases fit?".
 :func:`read_phenotype_list` recognises the question (a differential-diagnosis cue: which
 diseases *fit*, *match*, *explain*, are *consistent with*; *what fits*; *differential
 diagnosis*) and splits the description into observed and excluded phrases (after *no*, *not*,
-*without*, *absent*, until *but*/*with* turns back). Kept apart from
-:mod:`.question`, which answers it: every question is read here, and the ranker's numpy, polars
+*without*, *absent*, until *but*/*with* turns back). Part of the understanding stage
+(:meth:`~biokg.graph_agent.intent.QuestionReader.understand` makes such a question a
+``diagnosis`` request); :mod:`.diagnosis.question` answers it, so the ranker's numpy, polars
 and scipy are imported only for the questions that are diagnoses.
 """
 
