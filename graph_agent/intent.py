@@ -435,18 +435,19 @@ def _resolved(
 
 
 def _request(question: Question, intent: Intent, described: PhenotypeList | None) -> RequestKind:
-    """The kind of request, from the question's grammar and its cues before linking."""
-    if described is not None:
-        return "diagnosis"
-    if question.asks_absence:
-        return "absence"
-    if intent.asks_not_held:
-        return "not-held"
-    if intent.polar:
-        return "verification"
-    if intent.attribute is not None:
-        return "attribute"
-    return "look-up" if intent.kind == "neighbours" else intent.kind
+    """The kind of request, from the question's grammar and its cues before linking: the
+    first kind that holds, in this order (a described patient is a diagnosis whatever else it
+    cues; a question about absence or about data no source holds is answered by saying so)."""
+    kinds: tuple[tuple[bool, RequestKind], ...] = (
+        (described is not None, "diagnosis"),
+        (question.asks_absence, "absence"),
+        (intent.asks_not_held, "not-held"),
+        (intent.polar, "verification"),
+        (intent.attribute is not None, "attribute"),
+        (intent.kind == "path", "path"),
+        (intent.kind == "shared", "shared"),
+    )
+    return next((kind for holds, kind in kinds if holds), "look-up")
 
 
 def _request_without_question(
