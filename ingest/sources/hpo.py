@@ -456,6 +456,9 @@ def _gene_nodes(g2p: pl.DataFrame, schema: GraphSchema, release: Release) -> pl.
         g2p.sort("line")
         .group_by("ncbi_gene_id", maintain_order=True)
         .agg(pl.col("gene_symbol").first())
+        # "-": NCBI's placeholder for a gene with no official symbol (a discontinued record);
+        # the gene keeps its id and takes no name rather than a name of one dash
+        .with_columns(pl.col("gene_symbol").replace("-", None))
         .select(
             _gene_id().alias("id"),
             pl.col("gene_symbol").alias("name"),

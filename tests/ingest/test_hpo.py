@@ -225,6 +225,16 @@ def test_gene_lines(tmp_path: Path) -> None:
     assert records.stubs["Disease"].to_dicts() == [{"id": "OMIM:613287"}, {"id": "OMIM:619661"}]
 
 
+def test_a_gene_without_a_symbol_takes_no_name(tmp_path: Path) -> None:
+    # Real line of genes_to_phenotype.txt (2025-01-16): NCBIGene:10108 has "-" for its symbol,
+    # NCBI's placeholder; a gene named "-" was answered as "-" in gene lists
+    line = "10108\t-\tHP:0001159\tSyndactyly\tHP:0040283\tOMIM:176270\n"
+    records = _load(_write(tmp_path, hpoa=HPOA_HEADER + DEE96_SPASM, g2p=G2P_HEADER + line))
+    [gene] = records.nodes["Gene"].to_dicts()
+    assert (gene["id"], gene["name"], gene["symbol"]) == ("NCBIGene:10108", None, None)
+    assert records.edges["HAS_PHENOTYPE"].filter(pl.col("subject") == "NCBIGene:10108").height == 1
+
+
 def test_obsolete_phenotype_rows_are_dropped(tmp_path: Path) -> None:
     # HP:0000057 is obsolete in 2025-01-16; an annotation to it is counted and dropped.
     obsolete = DEE96_SPASM.replace("HP:0011097", "HP:0000057")
