@@ -13,4 +13,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 "$venv/bin/ruff" check .
-exec "$venv/bin/python" -m pytest "$@"
+# -n auto: the whole suite on both cores, each pytest-xdist worker with its own engine and
+# session graph; a selection (-m unit, -k, a path) in one process. How the tests are shared out:
+# tests/worker_groups.py, docs/decisions/0028-suite-on-two-cores.md. -n 0: one process always.
+exec "$venv/bin/python" -m pytest -n auto "$@"

@@ -8,13 +8,16 @@ use deltas or per-source filters, never assume an empty graph unless they create
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import worker_groups
 from hpo_slice import slice_obo
 from own_graph import TEST_DATA, fresh_graph_settings, release, share_test_data
+from xdist.remote import Producer
 
 from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.static import StaticEmbedder
@@ -112,10 +115,37 @@ KEGG_FIXTURE = Path(__file__).parent / "ingest" / "data" / "kegg"
 GO_GENE_SLICE = 1000
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests on the cross-source graph run last, in their order: that graph is the session
-    graph with the other sources added, so the session graph's tests see it as they expect."""
-    items.sort(key=lambda item: "cross_source_graph" in item.fixturenames)
+    graph with the other sources added, so the session graph's tests see it as they expect.
+    On a pytest-xdist worker, the units of tests/worker_groups.py keep that order."""
+    if hasattr(config, "workerinput"):
+        worker_groups.group_and_order(items)
+    else:
+        items.sort(key=lambda item: "cross_source_graph" in item.fixturenames)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (scripts/test.sh): the whole suite on two workers on a machine of two cores
+    or more (each worker builds a session graph of its own, so more workers than cores only add
+    work); a selection (``-m``, ``-k``, test paths) in this process, since each worker would
+    collect the whole suite and start its own engines first (``-m unit``: 24 s in one process,
+    2026-12-07). ``-n 2`` asks for workers whatever is selected, ``-n 0`` for none."""
+    selected = config.option.markexpr or config.option.keyword
+    if selected or config.args_source == pytest.Config.ArgsSource.ARGS:
+        return 0
+    return 2 if len(os.sched_getaffinity(0)) >= 2 else 0
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before pytest-xdist's own
+def pytest_xdist_make_scheduler(
+    config: pytest.Config, log: Producer
+) -> worker_groups.UnitScheduling:
+    """Any distributed run (``-n``, whatever ``--dist`` says) shares the suite out by the units
+    of tests/worker_groups.py: another way can run a test of the session graph after the
+    cross-source graph on a worker."""
+    return worker_groups.UnitScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from biokg.files import made_once
 from biokg.schema import GraphSchema, load_schema
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
@@ -37,23 +38,26 @@ WRITTEN_OUTSIDE_SCHEMA = (
 
 @pytest.fixture(scope="session")
 def lint_modules() -> Path:
-    """The linter's node_modules, installed from the lockfile (once per lockfile)."""
+    """The linter's node_modules, installed from the lockfile (once per lockfile, by one
+    process at a time: two test runs or workers that find it missing install it once)."""
     lock = (TOOL / "package-lock.json").read_bytes()
     home = Path.home() / ".cache" / "biokg" / f"cypher-lint-{hashlib.sha256(lock).hexdigest()[:16]}"
     done = home / ".complete"
-    if not done.exists():
-        shutil.rmtree(home, ignore_errors=True)
-        home.mkdir(parents=True)
+
+    def install(folder: Path) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
         for name in ("package.json", "package-lock.json"):
-            shutil.copy(TOOL / name, home / name)
+            shutil.copy(TOOL / name, folder / name)
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=home,
+            cwd=folder,
             check=True,
             capture_output=True,
         )
         done.touch()
-    return home / "node_modules"
+
+    return made_once(home, done.exists, install) / "node_modules"
 
 
 def lint_schema(schema: GraphSchema) -> dict[str, list[str]]:
