@@ -439,6 +439,7 @@ def _ranked(driver: WebDriver) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_a_shared_diagnosis_ranks_and_draws_each_diseases_cited_evidence(
     browser: WebDriver, open_url: str, agent: GraphAgent
 ) -> None:

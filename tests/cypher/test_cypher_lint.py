@@ -12,6 +12,8 @@ import html
 import re
 from collections.abc import Callable
 
+import pytest
+
 from biokg import cypher
 from biokg.browser_guide import browser_files
 from biokg.schema import GraphSchema, load_schema
@@ -59,6 +61,7 @@ def every_statement() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_statement_passes_neo4js_linter(lint: Lint) -> None:
     statements = every_statement()
     report = lint(statements)

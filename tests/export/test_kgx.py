@@ -196,6 +196,7 @@ def _kgx_errors(kgx_python: Path, *folders: Path) -> dict[str, list[dict[str, An
     return json.loads(ran.stdout)
 
 
+@pytest.mark.slow
 def test_the_kgx_tool_validates_the_export_with_no_error(
     agent_graph: GraphStore, kgx_python: Path, tmp_path: Path
 ) -> None:

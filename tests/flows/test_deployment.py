@@ -42,6 +42,7 @@ def _wait_for_deployment(name: str, process: subprocess.Popen) -> None:
     raise TimeoutError(f"deployment {name} not registered within {STARTUP_S} s")
 
 
+@pytest.mark.slow
 def test_a_served_deployment_runs_the_refresh_and_keeps_its_report(
     prefect_api: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -144,6 +144,7 @@ def dump(settings: Settings) -> dict:
         return graph_dump(store)
 
 
+@pytest.mark.slow
 def test_build_order_kill_force_and_refresh_give_one_graph(
     two_graphs: tuple[Settings, Settings], inputs: dict[str, Path]
 ) -> None:

@@ -206,6 +206,7 @@ def rename_family(db: Path, chembl_id: str) -> list[str]:
     return old
 
 
+@pytest.mark.slow
 def test_a_chembl_rename_openfda_merged_onto_reloads_openfda_like_a_clean_build(
     graph: tuple[Settings, dict[str, Path]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -105,6 +105,7 @@ def _expected(folders: dict[str, Path]) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow
 def test_online_build_from_the_mirror_resumes_verifies_and_then_asks_conditionally(
     mirror: tuple[release_mirror.Mirror, dict[str, Path]], online: Settings
 ) -> None:
