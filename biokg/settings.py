@@ -11,6 +11,10 @@ from pathlib import Path
 
 from biokg.errors import ConfigError
 
+#: Seconds a served request's failed transaction is retried (Settings.retry_s): three quick
+#: tries, so a dead engine is reported within about a second (decision 0030).
+SERVED_RETRY_S = 0.5
+
 
 def _default_home() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "biokg"
@@ -73,6 +77,13 @@ class Settings:
     # BIOKG_COMMAND_TIMEOUT_S=10 to serve. Danger: a very large graph may need longer for the
     # agent's start-up reads (its lexicon); raise it rather than set 0.
     served_timeout_s: int = 10
+    # (no variable; default 30) how long the driver retries a graph transaction that failed on a
+    # lost connection or a transient engine error: the driver's own 30 s for commands and builds.
+    # `biokg serve` and `biokg mcp` retry for SERVED_RETRY_S (for_serving): a request to a dead
+    # engine fails within about a second (API: 503 with Retry-After) instead of after 30 s, and
+    # a connection the restarted engine dropped is still retried. Danger: on a Neo4j cluster a
+    # leader switch then fails the requests in flight; clients retry them.
+    retry_s: float = 30.0
     # BIOKG_<SOURCE>_DIR (e.g. BIOKG_OPENFDA_DIR, BIOKG_HPO_DIR; default unset): a folder with that
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
@@ -122,11 +133,12 @@ class Settings:
     def for_serving(self) -> Settings:
         """These settings for `biokg serve` / `biokg mcp`: an embedded engine they start stops
         any command after ``served_timeout_s`` (clients send queries the project did not
-        write; ArcadeDB ignores the per-query timeout the driver sends)."""
+        write; ArcadeDB ignores the per-query timeout the driver sends), and a failed
+        transaction is retried for :data:`SERVED_RETRY_S` only (a client waits on it)."""
         limit = self.served_timeout_s
-        if limit <= 0 or 0 < self.command_timeout_s <= limit:
-            return self
-        return replace(self, command_timeout_s=limit)
+        keep = limit <= 0 or 0 < self.command_timeout_s <= limit
+        command = self.command_timeout_s if keep else limit
+        return replace(self, command_timeout_s=command, retry_s=min(self.retry_s, SERVED_RETRY_S))
 
     @property
     def embedded(self) -> bool:

@@ -82,7 +82,7 @@ async def diagnose_route(body: DiagnoseRequest, agent: Agent) -> Diagnosis:
         withhold=body.withhold_references,
     )
     cold = 0.0 if index_loaded() else INDEX_BUILD_S
-    return await in_thread(work, seconds=request_timeout(agent.budget) + cold)
+    return await in_thread(work, seconds=request_timeout(agent.budget) + cold, store=agent.store)
 
 
 @router.post(
@@ -114,4 +114,4 @@ async def diagnose_phenopacket_route(
         withhold=withhold_references,
     )
     cold = 0.0 if index_loaded() else INDEX_BUILD_S
-    return await in_thread(work, seconds=request_timeout(agent.budget) + cold)
+    return await in_thread(work, seconds=request_timeout(agent.budget) + cold, store=agent.store)

@@ -1,10 +1,11 @@
 """Errors to HTTP responses, in one place: every error body is ``{"error", "type", "fields"}``.
 
 A :class:`BiokgError` gets the status of the nearest class in its MRO found in
-:data:`STATUS_BY_ERROR`. Request validation (422) and HTTP errors (401, 404 route, 405, 413,
-429) are rewritten to the same body. Anything else is a bug: logged, and a 500 with the same
-body that names no internals. :func:`documented` gives each route's OpenAPI responses in that
-body, so a client (and the fuzz test) knows every status a route can answer.
+:data:`STATUS_BY_ERROR`; a 503 (the engine is down or stalled) carries ``Retry-After``. Request
+validation (422) and HTTP errors (401, 404 route, 405, 413, 429) are rewritten to the same body.
+Anything else is a bug: logged, and a 500 with the same body that names no internals.
+:func:`documented` gives each route's OpenAPI responses in that body, so a client (and the fuzz
+test) knows every status a route can answer.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ STATUS_BY_ERROR: dict[type[BiokgError], int] = {
     StoreError: 502,  # the engine refused a query: an upstream failure, not the client's
     BiokgError: 500,
 }
-
+#: Seconds a client told 503 waits before it tries again: about what `biokg db start` takes to
+#: bring the embedded engine back (a running server then reconnects by itself).
+UNAVAILABLE_RETRY_AFTER_S = 5
 
 #: What each error status means, as the OpenAPI document says it.
 DESCRIPTIONS: dict[int, str] = {
@@ -56,7 +59,7 @@ DESCRIPTIONS: dict[int, str] = {
     429: "Too many graph requests at once; retry after Retry-After seconds",
     500: "Internal error (logged on the server)",
     502: "The graph engine or the LLM refused the work",
-    503: "The graph engine is unreachable right now",
+    503: "The graph engine is unreachable or stalled right now; retry after Retry-After seconds",
     504: "The request's time or query budget ran out",
 }
 #: What every route may answer: a bad Host, or a bug.
@@ -70,6 +73,7 @@ def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     headers = {
         401: {"WWW-Authenticate": {"schema": {"type": "string"}}},
         429: {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+        503: {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
     }
     return {
         status: {"model": ErrorBody, "description": DESCRIPTIONS[status]}
@@ -84,8 +88,12 @@ def error_status(err: BiokgError) -> int:
 
 
 def error_body(err: BiokgError) -> ErrorBody:
-    """The response body for ``err``; server-side failures are logged here, once."""
-    if error_status(err) >= 500:
+    """The response body for ``err``; server-side failures are logged here, once (an engine
+    that is down fails every request alike: those get a line each, without the traceback)."""
+    status = error_status(err)
+    if status == 503:  # the engine is down or stalled: one line a request, not a traceback
+        log.warning("%s: %s", type(err).__name__, err)
+    elif status >= 500:
         log.error("%s: %s", type(err).__name__, err, exc_info=err)
     return ErrorBody(error=str(err), type=type(err).__name__)
 
@@ -94,7 +102,9 @@ def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the same body."""
 
     async def biokg_error(request: Request, err: BiokgError) -> JSONResponse:
-        return JSONResponse(error_body(err).model_dump(), status_code=error_status(err))
+        status = error_status(err)
+        retry = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)} if status == 503 else None
+        return JSONResponse(error_body(err).model_dump(), status_code=status, headers=retry)
 
     async def invalid_request(request: Request, err: RequestValidationError) -> JSONResponse:
         problems = err.errors()

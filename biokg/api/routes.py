@@ -3,6 +3,9 @@
 Graph work is bounded twice: by the question's :class:`Budget` (queries, rows, graph time, per
 query timeout, checked by the agent's runner) and by a request deadline derived from that
 budget, after which the client gets 504 and the worker thread finishes on its own budget.
+Past the deadline the engine is asked whether it is alive: a stalled one makes it a 503
+instead, naming the engine, since no narrower question would help. A dead engine is 503 at
+once (the store's connect deadline and short retry budget, decision 0030).
 """
 
 from __future__ import annotations
@@ -35,11 +38,16 @@ from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import VectorSearcher
 from biokg.rdf import answer_graph
+from biokg.store import GraphStore
 
 T = TypeVar("T")
 #: Time for what the budget does not count (linking, data versions, the answer), in seconds.
 OVERHEAD_S = 5.0
 HEALTH_TIMEOUT_S = 10.0
+#: How long a liveness query (``RETURN 1``, milliseconds on a healthy engine) may take before the
+#: engine counts as stalled: ``/health`` answers 503 within it, as does a request past its
+#: deadline whose engine does not answer.
+LIVENESS_TIMEOUT_S = 1.5
 
 public = APIRouter()
 protected = APIRouter()
@@ -72,21 +80,46 @@ def request_timeout(budget: Budget) -> float:
     return budget.max_seconds + budget.query_timeout_s + OVERHEAD_S
 
 
-async def in_thread(work: Callable[[], T], *, seconds: float, since: float | None = None) -> T:
+async def in_thread(
+    work: Callable[[], T],
+    *,
+    seconds: float,
+    since: float | None = None,
+    store: GraphStore | None = None,
+) -> T:
     """Run blocking graph work in a worker thread; stop waiting ``seconds`` after ``since``.
 
     Args:
         since: when the request's clock started (``anyio.current_time()``); default now.
+        store: the engine the work runs on: past the deadline, it is checked alive.
 
     Raises:
         BudgetExceededError: the work took longer (the thread is abandoned, not killed).
+        StoreUnavailableError: it took longer, and ``store``'s engine does not answer either.
     """
     start = anyio.current_time() if since is None else since
     with anyio.CancelScope(deadline=start + seconds):
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    if store is not None:
+        await require_engine(store)
     raise BudgetExceededError(
         f"the request took longer than {seconds:.0f} s; "
         "ask a narrower question or send a smaller budget"
+    )
+
+
+async def require_engine(store: GraphStore) -> None:
+    """Return once the engine answers a liveness query; give up after
+    :data:`LIVENESS_TIMEOUT_S` (a stalled engine accepts connections and never answers).
+
+    Raises:
+        StoreUnavailableError: the engine is unreachable, refused, or did not answer in time.
+    """
+    with anyio.move_on_after(LIVENESS_TIMEOUT_S):
+        await anyio.to_thread.run_sync(store.ping, abandon_on_cancel=True)
+        return
+    raise store.unavailable(
+        f"no answer within {LIVENESS_TIMEOUT_S:g} s (the engine is stalled or overloaded)"
     )
 
 
@@ -118,16 +151,17 @@ async def require_searchable(agent: GraphAgent, text: str, where: tuple[str, str
 
 @public.get("/health", response_model=Health, tags=["health"], responses=documented(502, 503, 504))
 async def health(agent: Agent) -> Health:
-    """Whether the graph engine answers, and the source versions it serves. No key needed."""
+    """Whether the graph engine answers (else 503 within a couple of seconds), and the source
+    versions it serves. No key needed."""
+    await require_engine(agent.store)
 
     def check() -> Health:
-        agent.store.ping()
         versions = agent.store.read(cypher.load("agent_data_versions"))
         return Health(
             engine=agent.store.dialect.name, database=agent.store.database, data_versions=versions
         )
 
-    return await in_thread(check, seconds=HEALTH_TIMEOUT_S)
+    return await in_thread(check, seconds=HEALTH_TIMEOUT_S, store=agent.store)
 
 
 @protected.post(
@@ -152,7 +186,7 @@ async def ask(
     budget = body.budget.within(agent.budget) if body.budget else agent.budget
     await require_searchable(agent, body.question, ("body", "question"))
     work = functools.partial(agent.ask, body.question, budget=budget)
-    answer = await in_thread(work, seconds=request_timeout(budget))
+    answer = await in_thread(work, seconds=request_timeout(budget), store=agent.store)
     if format == "turtle":
         turtle = answer_graph(answer, agent.schema).serialize(format="turtle")
         return Response(turtle, media_type="text/turtle")
@@ -177,18 +211,24 @@ async def ask_stream(body: AskRequest, agent: Agent) -> EventSourceResponse:
     limit, since = request_timeout(budget), anyio.current_time()
     events = agent.stream(body.question, budget=budget)
     # the first step runs before the response starts, so bad input still gets its status code
-    first = await in_thread(functools.partial(next, events), seconds=limit, since=since)
-    return EventSourceResponse(_sse(first, events, limit, since))
+    first = await in_thread(
+        functools.partial(next, events), seconds=limit, since=since, store=agent.store
+    )
+    return EventSourceResponse(_sse(first, events, limit, since, agent.store))
 
 
 async def _sse(
-    first: StepEvent, events: Iterator[StepEvent], limit: float, since: float
+    first: StepEvent,
+    events: Iterator[StepEvent],
+    limit: float,
+    since: float,
+    store: GraphStore,
 ) -> AsyncIterator[ServerSentEvent]:
     yield _event(first.kind, first.data.model_dump())
     while True:
         try:
             step = await in_thread(
-                functools.partial(next, events, None), seconds=limit, since=since
+                functools.partial(next, events, None), seconds=limit, since=since, store=store
             )
         except BiokgError as err:
             yield _event("error", error_body(err).model_dump())
@@ -211,7 +251,9 @@ async def search(
     """Nodes a name, synonym, brand name or id may mean, best first (ambiguity kept)."""
     await require_searchable(agent, q, ("query", "q"))
     return await in_thread(
-        functools.partial(agent.linker.link, q, limit=limit), seconds=request_timeout(agent.budget)
+        functools.partial(agent.linker.link, q, limit=limit),
+        seconds=request_timeout(agent.budget),
+        store=agent.store,
     )
 
 
@@ -222,7 +264,7 @@ async def entity(agent: Agent, curie: Curie) -> EntityDetails:
     """One entity: id, name, Biolink category, synonyms, xrefs, sources with the releases loaded,
     and its label's own properties."""
     work = functools.partial(entity_details, agent.store, agent.schema, curie)
-    return await in_thread(work, seconds=request_timeout(agent.budget))
+    return await in_thread(work, seconds=request_timeout(agent.budget), store=agent.store)
 
 
 @protected.get(
@@ -252,4 +294,4 @@ async def entity_neighbourhood(
     work = functools.partial(
         neighbourhood, agent, curie, types=wanted, limit=limit, budget=agent.budget
     )
-    return await in_thread(work, seconds=request_timeout(agent.budget))
+    return await in_thread(work, seconds=request_timeout(agent.budget), store=agent.store)

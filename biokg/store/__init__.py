@@ -21,7 +21,12 @@ from typing import Any, TypeVar
 import neo4j
 import orjson
 from neo4j import GraphDatabase, Query, RoutingControl
-from neo4j.exceptions import Neo4jError, ServiceUnavailable
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from biokg import cypher
 from biokg.errors import (
@@ -47,6 +52,16 @@ MULTI_LABEL_SEPARATOR = "~"
 #: How much longer than its timeout the client waits for a generated query before it gives up
 #: (the engine's own stop, at the same timeout, normally answers first).
 ABANDON_GRACE_S = 0.5
+#: How long opening a connection may take (TCP connect, Bolt handshake and login together), and
+#: how long a query waits for a pooled one. The driver's 30 s and 60 s made a dead or stalled
+#: engine look like a slow query; a healthy one, even a remote Neo4j, connects in milliseconds.
+CONNECT_TIMEOUT_S = 5.0
+#: The driver's first pause before it retries a failed transaction (its own default); a shorter
+#: retry budget (:attr:`Settings.retry_s`) pauses a quarter of the budget instead.
+FIRST_RETRY_DELAY_S = 1.0
+#: What a failed connection's errors are: the engine is gone, stalled, or the pool is held by
+#: work it stopped answering.
+_UNREACHABLE = (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError)
 
 
 class GraphStore:
@@ -59,11 +74,17 @@ class GraphStore:
         dialect: Dialect,
         *,
         http: tuple[str, str] | None = None,
+        engine: str = "the graph store",
+        remedy: str = "check that it is running",
     ) -> None:
         self.driver = driver
         self.database = database
         self.dialect = dialect
         self._http = http  # (base URL, basic-auth header) of ArcadeDB's HTTP API
+        #: what the engine is and where (``the embedded graph engine (ArcadeDB at bolt://…)``),
+        #: and what to do when it does not answer: for messages (:meth:`unavailable`)
+        self.engine = engine
+        self.remedy = remedy
         #: write transactions and engine write requests sent through this store (a refresh
         #: reports its writes from it)
         self.writes = 0
@@ -80,31 +101,50 @@ class GraphStore:
             StoreError: the embedded engine failed to start.
         """
         if not settings.embedded:
-            driver = GraphDatabase.driver(
-                settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
+            uri = settings.neo4j_uri
+            auth = (settings.neo4j_user, settings.neo4j_password)
+            store = cls(
+                _driver(uri, auth, settings),
+                settings.database_name,
+                NEO4J,
+                engine=f"the Neo4j server at {uri}",
+                remedy="check that it is running and reachable, then retry; a running `biokg "
+                "serve` or `biokg mcp` reconnects by itself",
             )
-            store = cls(driver, settings.database_name, NEO4J)
         else:
             info = embedded.running_server(settings) or embedded.start_owned(settings)
             _warn_on_looser_limit(info, settings)
             auth = ("root", settings.embedded_password)
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
-            driver = GraphDatabase.driver(info.bolt_uri, auth=auth)
             store = cls(
-                driver,
+                _driver(info.bolt_uri, auth, settings),
                 settings.database_name,
                 ARCADEDB,
                 http=(info.http_url, f"Basic {token}"),
+                engine=f"the embedded graph engine (ArcadeDB at {info.bolt_uri})",
+                remedy="start it with `biokg db start` (if it hangs, `biokg db stop` first), "
+                "then retry; a running `biokg serve` or `biokg mcp` reconnects by itself",
             )
         store.ping()
         return store
 
     def ping(self) -> None:
-        """Fail early, with the URI in the message, when the store does not answer."""
+        """Fail early, naming the engine and what to do, when it does not answer.
+
+        Raises:
+            StoreUnavailableError: the engine is unreachable or refused the liveness query.
+        """
         try:
             self.read("RETURN 1 AS ok")
+        except StoreUnavailableError:
+            raise
         except StoreError as err:
-            raise StoreUnavailableError(f"graph store did not answer: {err}") from err
+            raise self.unavailable(f"it refused a liveness query: {err}") from err
+
+    def unavailable(self, reason: str) -> StoreUnavailableError:
+        """The error for an engine that does not answer: which engine, why, and what to do (the
+        API answers it with 503 and Retry-After)."""
+        return StoreUnavailableError(f"{self.engine} is not answering: {reason}; {self.remedy}")
 
     def close(self) -> None:
         self.driver.close()
@@ -260,10 +300,8 @@ class GraphStore:
     def _errors(self, what: str, *, timeout_s: float | None = None) -> Iterator[None]:
         try:
             yield
-        except ServiceUnavailable as err:
-            raise StoreUnavailableError(
-                f"graph store unreachable ({self.dialect.name}): {err}"
-            ) from err
+        except _UNREACHABLE as err:
+            raise self.unavailable(" ".join(str(err).split())) from err
         except Neo4jError as err:
             code = err.code or ""
             timed_out = "TransactionTimedOut" in code or "Transaction.Terminated" in code
@@ -481,6 +519,21 @@ class GraphStore:
             raise StoreError(f"ArcadeDB refused {what}: {detail}") from err
         except urllib.error.URLError as err:
             raise StoreUnavailableError(f"ArcadeDB HTTP API at {base} unreachable: {err}") from err
+
+
+def _driver(uri: str, auth: tuple[str, str | None], settings: Settings) -> neo4j.Driver:
+    """A driver that fails fast on an engine it cannot reach: a connection opens within
+    :data:`CONNECT_TIMEOUT_S` or the attempt fails, and a failed transaction is retried for
+    ``settings.retry_s`` only (a served engine: half a second, so a dead engine answers a
+    request at once, while a connection the restarted engine dropped is still retried)."""
+    return GraphDatabase.driver(
+        uri,
+        auth=auth,
+        connection_timeout=CONNECT_TIMEOUT_S,
+        connection_acquisition_timeout=CONNECT_TIMEOUT_S,
+        max_transaction_retry_time=settings.retry_s,
+        initial_retry_delay=min(FIRST_RETRY_DELAY_S, settings.retry_s / 4),
+    )
 
 
 def _warn_on_looser_limit(info: embedded.ServerInfo, settings: Settings) -> None:

@@ -175,7 +175,7 @@ def stop_background(settings: Settings, *, timeout_s: float = 30.0) -> bool:
 
 def _stop_pid(pid: int, state: Path, *, timeout_s: float = 30.0) -> bool:
     if not _pid_alive(pid):
-        state.unlink(missing_ok=True)
+        _forget(state, pid)
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
@@ -183,8 +183,18 @@ def _stop_pid(pid: int, state: Path, *, timeout_s: float = 30.0) -> bool:
         time.sleep(0.1)
     if _pid_alive(pid):
         os.kill(pid, signal.SIGKILL)
-    state.unlink(missing_ok=True)
+    _forget(state, pid)
     return True
+
+
+def _forget(state: Path, pid: int) -> None:
+    """Remove the state file if it still names ``pid``: a server started since keeps its own
+    (an owned server died, `biokg db start` started another, then the owner exited)."""
+    try:
+        if json.loads(state.read_text()).get("pid") == pid:
+            state.unlink()
+    except (FileNotFoundError, json.JSONDecodeError):
+        pass
 
 
 def write_transactions(settings: Settings) -> int:
@@ -295,9 +305,7 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
                 break
     finally:
         server.stop()
-        state = _state_file(settings)
-        if state.exists() and json.loads(state.read_text()).get("pid") == os.getpid():
-            state.unlink()
+        _forget(_state_file(settings), os.getpid())
 
 
 if __name__ == "__main__":
