@@ -146,7 +146,7 @@ class PhenotypeIndex:
     twins: dict[str, list[str]]
     bridge_edges: dict[str, list[dict[str, str]]]
     #: disease index → its records' genes (gene, symbol, edge, source, source_record)
-    genes: dict[int, list[dict[str, str]]]
+    genes: dict[int, list[dict[str, str | None]]]
     F: sparse.csc_matrix = field(repr=False)
     direct: sparse.csr_matrix = field(repr=False)
     ic: np.ndarray = field(repr=False)

@@ -67,8 +67,9 @@ class RankedDisease:
     bridge: list[dict[str, str]] = field(default_factory=list)
     prior: float = 0.0
     #: the genes associated with the disease's records (``disease``: the record whose
-    #: ASSOCIATED_WITH ``edge`` names the gene), for a variant pipeline to read
-    genes: list[dict[str, str]] = field(default_factory=list)
+    #: ASSOCIATED_WITH ``edge`` names the gene), for a variant pipeline to read; a gene's
+    #: ``symbol`` is null where its source gives none (NCBI's "-")
+    genes: list[dict[str, str | None]] = field(default_factory=list)
     #: set when ranked through an allelic disease (:mod:`.allelic`): its ``id`` and ``name``,
     #: the ``gene`` they share with the gene edges of both (``edges``), and the ``penalty``
     allelic: dict[str, Any] | None = None
