@@ -13,6 +13,9 @@ units are queued, and handed out in queue order, in three runs:
    comes after them on the worker that takes it;
 3. the units that never touch the session graph, which keep the other worker busy meanwhile.
 
+A test of a shared unit is reported as ``path::name@unit`` (pytest 9.2's short summary prints a
+parametrized one as ``name[params]@unit]``): drop ``@unit`` to run it again.
+
 Why and what it gained: docs/decisions/0028-suite-on-two-cores.md.
 """
 
