@@ -1,10 +1,11 @@
 """The names people use for GO terms that GO's own naming conventions imply.
 
 GO names a molecular function after what the gene product is ("protein kinase activity": GO's
-style is "<the product> activity"), a signalling process after the receptor of its ligand
-("insulin receptor signaling pathway"), and a cellular component by a noun whose relational
-adjective people write instead ("a nuclear protein": the nucleus). Questions use the product
-("Which genes are protein kinases?"), the short process ("genes in insulin signalling") and the
+style is "<the product> activity") or what it binds ("actin binding": "<the ligand> binding"),
+a signalling process after the receptor of its ligand ("insulin receptor signaling pathway"),
+and a cellular component by a noun whose relational adjective people write instead ("a nuclear
+protein": the nucleus). Questions use the product ("Which genes are protein kinases?"), the
+verb ("Which genes bind actin?"), the short process ("genes in insulin signalling") and the
 adjective ("mitochondrial proteins"). The lexicon keys each form beside the term's own names,
 under its own rule (``derived``, below synonyms); the linker's scorer always judges a derived
 key (its features are an exact key's, at the rule's score), as it judges guesses, and never
@@ -21,6 +22,9 @@ from collections.abc import Callable, Iterator
 #: The GO namespace whose one-word names have relational adjectives (nucleus, lysosome, cilium).
 COMPONENT = "cellular_component"
 _ACTIVITY = " activity"
+_BINDING = " binding"
+#: How a question says that a product binds a ligand: "bind X", "binds to X".
+_BIND_VERBS = ("bind", "binds", "bind to", "binds to")
 _PROTEIN = "protein "
 _PATHWAY = " pathway"
 _SIGNALING = ("signaling", "signalling")
@@ -66,7 +70,15 @@ def derived_names(
     ['insulin receptor signaling', 'insulin signaling']
     >>> list(derived_names("nucleus", "cellular_component", known={"nuclear"}.__contains__))
     ['nuclear']
+    >>> list(derived_names("ATP binding", "molecular_function", known=bool))
+    ['bind ATP', 'binds ATP', 'bind to ATP', 'binds to ATP']
     """
+    if name.endswith(_BINDING) and namespace != COMPONENT:
+        # a comma before "binding" is the ligand's own ("2 iron, 2 sulfur cluster binding")
+        ligand = name[: -len(_BINDING)].strip()
+        if ligand:
+            yield from (f"{verb} {ligand}" for verb in _BIND_VERBS)
+        return
     if "," in name:
         return  # "catalytic activity, acting on a protein": a qualified name has no short form
     if name.endswith(_ACTIVITY):

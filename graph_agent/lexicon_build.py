@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # polars is imported where a lexicon is built: a cached one i
 log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
-LEXICON_FORMAT = 18
+LEXICON_FORMAT = 20
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
     "id": 1.0,
