@@ -112,7 +112,7 @@ class GraphStore:
                 "serve` or `biokg mcp` reconnects by itself",
             )
         else:
-            info = embedded.running_server(settings) or embedded.start_owned(settings)
+            info = embedded.use_server(settings)
             _warn_on_looser_limit(info, settings)
             auth = ("root", settings.embedded_password)
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()

@@ -3,8 +3,10 @@
 The engine always runs in its own process (``python -m biokg.store.embedded``), on loopback only,
 and everything else reaches it through the official driver over Bolt:
 
-* owned (:func:`start_owned`): the first biokg command that needs the graph and finds no server
-  starts one for itself and stops it when it exits (the server also exits if its owner dies);
+* owned (:func:`use_server`): the first biokg command that needs the graph and finds no server
+  starts one for itself; every command that uses it is counted among its users
+  (``<db_dir>/users/<pid>``), and it stops when its owner and every user have exited, so two
+  commands started at once share one engine and neither loses it when the other ends;
 * shared (:func:`start_background`, ``biokg db start``): a server that outlives the command, so
   several processes (CLI, API, flows) use one database; ``biokg db stop`` ends it.
 
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -29,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -157,11 +162,60 @@ def start_background(
     )
 
 
-def start_owned(settings: Settings) -> ServerInfo:
-    """Start a server that lives as long as this process (stopped at exit)."""
-    info = start_background(settings, owner_pid=os.getpid())
-    atexit.register(_stop_pid, info.pid, _state_file(settings))
+def use_server(settings: Settings) -> ServerInfo:
+    """The server of this database for this process: the running one, or one started for it
+    (owned by this process). This process counts among the server's users until it exits; the
+    owner stops it at exit if no other user is left, else the server stops when the last one
+    has gone (:func:`_serve`). Starting and joining are serialised by a lock, so two commands
+    started at once share one engine instead of both opening the database."""
+    with _starting(settings):
+        _users(settings).mkdir(parents=True, exist_ok=True)
+        (_users(settings) / str(os.getpid())).touch()
+        info = running_server(settings)
+        owned = info is None
+        if info is None:
+            info = start_background(settings, owner_pid=os.getpid())
+    if owned or settings.db_dir not in _joined:
+        _joined.add(settings.db_dir)
+        atexit.register(_leave, settings, info.pid if owned else None)
     return info
+
+
+#: The databases whose servers this process has joined (left once, at exit).
+_joined: set[Path] = set()
+
+
+def _users(settings: Settings) -> Path:
+    return settings.db_dir / "users"
+
+
+@contextlib.contextmanager
+def _starting(settings: Settings) -> Iterator[None]:
+    """Held while a process starts or joins a server, and while an owned server decides to
+    stop: no process joins a server that is stopping."""
+    settings.db_dir.mkdir(parents=True, exist_ok=True)
+    with open(settings.db_dir / "server.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _live_users(settings: Settings) -> list[int]:
+    """The pids registered as users that are still running (the files of the others removed)."""
+    alive = []
+    for path in _users(settings).glob("*") if _users(settings).is_dir() else ():
+        if path.name.isdigit() and process_alive(int(path.name)):
+            alive.append(int(path.name))
+        else:
+            path.unlink(missing_ok=True)
+    return alive
+
+
+def _leave(settings: Settings, owned_pid: int | None) -> None:
+    """At exit: no longer a user; the owner stops its server when no other user is left."""
+    with _starting(settings):
+        (_users(settings) / str(os.getpid())).unlink(missing_ok=True)
+        if owned_pid is not None and not _live_users(settings):
+            _stop_pid(owned_pid, _state_file(settings))
 
 
 def stop_background(settings: Settings, *, timeout_s: float = 30.0) -> bool:
@@ -285,6 +339,7 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
     server.start()
     _limit_commands(settings.command_timeout_s)
     stopping = threading.Event()
+    closing = contextlib.ExitStack()  # the start lock, once the server decides to stop
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     try:
@@ -301,14 +356,20 @@ def _serve(settings: Settings, owner_pid: int | None) -> None:
         partial.write_text(json.dumps(asdict(info)))
         partial.replace(state)  # whole or absent: a client polling it never reads half a file
         while not stopping.wait(0.5):
-            if owner_pid is not None and not _pid_alive(owner_pid):
-                break
+            if owner_pid is not None and not _pid_alive(owner_pid) and not _live_users(settings):
+                # no process may join while the server decides to stop and stops
+                closing.enter_context(_starting(settings))
+                if not _live_users(settings):
+                    break
+                closing.close()  # one joined meanwhile: keep serving it
     finally:
         server.stop()
         _forget(_state_file(settings), os.getpid())
+        closing.close()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Serve the embedded biokg graph over Bolt.")
     parser.add_argument("--owner", type=int, default=None, help="exit when this pid exits")
     _serve(Settings.from_env(), parser.parse_args().owner)
+
