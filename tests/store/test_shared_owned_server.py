@@ -11,9 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from biokg.settings import Settings
+import pytest
+from own_graph import fresh_graph_settings, release
+
 from biokg.store import embedded
-from biokg.store.embedded import free_port, process_alive
+from biokg.store.embedded import process_alive, settings_env
 
 #: A command: connects and reads, says it is ready, waits for ``go`` in its folder, then reads
 #: again (a fresh database: two commands creating its first type at once is the engine's own
@@ -42,14 +44,11 @@ def _wait(condition, seconds: float) -> bool:
     return condition()
 
 
-def test_two_commands_started_at_once_share_one_engine_until_both_exit(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "BIOKG_HOME": str(tmp_path / "home"),
-        "BIOKG_BOLT_PORT": str(free_port()),
-        "BIOKG_HTTP_PORT": str(free_port()),
-    }
-    settings = Settings.from_env(env)
+def test_two_commands_started_at_once_share_one_engine_until_both_exit(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    settings = fresh_graph_settings(tmp_path_factory)  # no engine started yet
+    env = {**os.environ, **settings_env(settings)}
     commands = {
         name: subprocess.Popen(
             [sys.executable, "-c", COMMAND, name, str(tmp_path)],
@@ -85,4 +84,4 @@ def test_two_commands_started_at_once_share_one_engine_until_both_exit(tmp_path:
     finally:
         for process in commands.values():
             process.kill()
-        embedded.stop_background(settings)
+        release(settings)
