@@ -372,4 +372,3 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Serve the embedded biokg graph over Bolt.")
     parser.add_argument("--owner", type=int, default=None, help="exit when this pid exits")
     _serve(Settings.from_env(), parser.parse_args().owner)
-
