@@ -67,7 +67,8 @@ def main() -> None:
                     f"{named['ambiguous']} ambiguous -> {named['edges']} edges"
                 )
         print(f"fetch + parse + normalize + identity + load, both sources: {elapsed:.1f} s")
-        names = product_names(openfda.DEFAULT_DIR / "harmonized_small.json")
+        sample = openfda.SOURCE.fetch_options(settings)["shared"][openfda.SAMPLE_FOLDER]
+        names = product_names(sample / openfda.PRODUCTS_FILE)
         t0 = time.perf_counter()
         index = graph_drug_index(store)
         index_ms = (time.perf_counter() - t0) * 1000

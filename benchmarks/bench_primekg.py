@@ -380,8 +380,10 @@ def write_kg(folder: Path, rows: int) -> dict:
     frame.write_csv(partial)
     partial.replace(folder / primekg.KG_FILE)
     drug_map = folder / primekg.DRUG_MAP_FILE
-    if primekg.SAMPLE_DRUG_MAP.is_file():  # the real UniChem map: some DB ids get ChEMBL xrefs
-        shutil.copyfile(primekg.SAMPLE_DRUG_MAP, drug_map)
+    # the real UniChem map: some DB ids get ChEMBL xrefs
+    shared_map = primekg.SOURCE.fetch_options(Settings.from_env())["shared"][primekg.DRUG_MAP_FILE]
+    if shared_map.is_file():
+        shutil.copyfile(shared_map, drug_map)
     else:
         drug_map.write_text("drugbank_id\tchembl_id\nDB00014\tCHEMBL1200501\n")
     stamp = {

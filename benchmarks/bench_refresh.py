@@ -45,10 +45,10 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.ingest.bridge import SHARED_MAPPINGS
+from biokg.ingest.bridge import mappings_dir
 from biokg.ingest.build import build, fetch_source
 from biokg.ingest.refresh import markdown_report, refresh
-from biokg.ingest.upstream import UPSTREAMS
+from biokg.ingest.upstream import upstream_of
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 from biokg.store.embedded import free_port, write_transactions
@@ -78,13 +78,13 @@ def publish_offline(mirror: Path, bench_cache: Path) -> None:
         folder = mirror / name
         folder.mkdir(parents=True)
         planned = fetch_source(name, offline, offline=True)
-        for file in UPSTREAMS[name].files:
+        for file in upstream_of(name).files:
             source = planned.fetched.files[file.removesuffix(".gz")]
             if file.endswith(".gz"):
                 (folder / file).write_bytes(gzip.compress(source.read_bytes(), 1, mtime=0))
             else:
                 shutil.copy(source, folder / file)
-        marker = folder / UPSTREAMS[name].marker_name
+        marker = folder / upstream_of(name).marker_name
         marker.write_text(json.dumps(MARKERS[name](planned.fetched.version)))
 
 
@@ -171,7 +171,7 @@ def release_scale(scale: float, every: int, kegg: bool) -> None:
                 "BIOKG_HOME": str(home),
                 "BIOKG_BOLT_PORT": str(free_port()),
                 "BIOKG_HTTP_PORT": str(free_port()),
-                "BIOKG_MONDO_DIR": str(SHARED_MAPPINGS),
+                "BIOKG_MONDO_DIR": str(mappings_dir(Settings.from_env(), offline=True)),
                 "BIOKG_KEGG_ACCEPT_LICENSE": "1",
             }
         )

@@ -52,7 +52,7 @@ from release_mirror import Mirror, publish
 from biokg.cli.embed import embed_nodes
 from biokg.graph_agent.linking.features import GUESS_RULES
 from biokg.ingest import build as builder
-from biokg.ingest.bridge import SHARED_MAPPINGS
+from biokg.ingest.bridge import mappings_dir
 from biokg.ingest.delta import save_snapshot
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
@@ -101,7 +101,7 @@ def _env(home: Path, mirror: Mirror, sources: tuple[str, ...]) -> dict[str, str]
         "BIOKG_HOME": str(home),
         "BIOKG_BOLT_PORT": str(free_port()),
         "BIOKG_HTTP_PORT": str(free_port()),
-        "BIOKG_MONDO_DIR": str(SHARED_MAPPINGS),
+        "BIOKG_MONDO_DIR": str(mappings_dir(Settings.from_env(), offline=True)),
         "BIOKG_KEGG_ACCEPT_LICENSE": "1",
     }
     (home / "cache").mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,11 @@ import numpy as np
 from release_common import pseudo_words, stamped
 
 from biokg.ingest.formats.spl import spl_to_label
-from biokg.ingest.sources.openfda import DEFAULT_DIR, EVENTS_FILE, PRODUCTS_FILE
+from biokg.ingest.sources.openfda import EVENTS_FILE, PRODUCTS_FILE, SAMPLE_FOLDER, SOURCE
+from biokg.settings import Settings
+
+#: the real openFDA sample the generated files start from (BIOKG_SHARED_DATA)
+SAMPLE = SOURCE.fetch_options(Settings.from_env())["shared"][SAMPLE_FOLDER]
 
 GENERATOR_VERSION = "2"  # 2: distinct invented UNIIs (1 gave every one ZQ00000000)
 SEED = 2025
@@ -129,7 +133,7 @@ def _write(folder: Path, scale: float) -> dict:
     label_files = _parts(folder, "drug/label", "drug-label", labels, n_labels, want["label_parts"])
     terms = [w.upper() for w in pseudo_words(rng, want["terms"] * 2).to_list()]
     terms = [f"{terms[2 * i]} {terms[2 * i + 1]}" for i in range(want["terms"])]
-    real_report = json.loads((DEFAULT_DIR / EVENTS_FILE).read_text())
+    real_report = json.loads((SAMPLE / EVENTS_FILE).read_text())
     reports = itertools.chain(
         [real_report], (_report(rng, i, names, uniis, terms) for i in range(want["reports"]))
     )
@@ -158,7 +162,7 @@ def _write(folder: Path, scale: float) -> dict:
 def _real_labels() -> list[dict]:
     """The offline products as label records (``openfda`` block only), then the real SPLs."""
     records = []
-    for line in (DEFAULT_DIR / PRODUCTS_FILE).read_text(encoding="utf-8").splitlines():
+    for line in (SAMPLE / PRODUCTS_FILE).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         p = json.loads(line)
@@ -181,7 +185,7 @@ def _real_labels() -> list[dict]:
                 "openfda": openfda,
             }
         )
-    for spl in sorted(DEFAULT_DIR.glob("spl_*.xml")):
+    for spl in sorted(SAMPLE.glob("spl_*.xml")):
         record = spl_to_label(spl)
         record.pop("section_codes", None)  # the JSON export names sections by field only
         records.append(record)

@@ -20,6 +20,12 @@ def _default_home() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "biokg"
 
 
+def _default_shared_data() -> Path:
+    """``../shared/data`` from the working directory: the project's shared/ folder beside the
+    checkout, seen from the project root where the quick start and the tests run."""
+    return Path.cwd().parent / "shared" / "data"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Runtime configuration; pass it down, never read the environment elsewhere."""
@@ -88,6 +94,11 @@ class Settings:
     # source's files under their standard names, used instead of its offline default or a
     # download. `biokg build --data-dir` overrides it for one run.
     source_dirs: tuple[tuple[str, Path], ...] = ()
+    # BIOKG_SHARED_DATA (default ../shared/data from the working directory): the folder of real
+    # sample files that sources without packaged offline data read offline (openFDA, PrimeKG,
+    # MONDO's mappings: each source's SourceInfo.shared_data names its part). Set it when running
+    # from anywhere but the project root. Danger: what it holds is loaded as those sources.
+    shared_data: Path = field(default_factory=_default_shared_data)
     # BIOKG_<SOURCE>_URL (e.g. BIOKG_KEGG_URL, BIOKG_HPO_URL; default unset): the REST API base URL
     # of a source fetched from one (KEGG: https://rest.kegg.jp), for a mirror or a local test
     # server; for `biokg refresh`, a mirror serving the source's release marker and files under
@@ -199,6 +210,11 @@ class Settings:
             linking=_choice(env, "BIOKG_LINKING", ("guesses", "scored")),
             source_dirs=tuple(
                 (name, Path(value).expanduser()) for name, value in _per_source(env, "_DIR")
+            ),
+            shared_data=(
+                Path(env["BIOKG_SHARED_DATA"]).expanduser()
+                if env.get("BIOKG_SHARED_DATA")
+                else _default_shared_data()
             ),
             source_urls=_per_source(env, "_URL"),
             accepted_licenses=tuple(

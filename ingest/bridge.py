@@ -54,6 +54,7 @@ from biokg.ingest.records import (
 )
 from biokg.ingest.writer import GraphWriter, LoadResult
 from biokg.schema import load_schema
+from biokg.settings import Settings
 from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -63,23 +64,38 @@ LICENSE = "https://creativecommons.org/publicdomain/zero/1.0/"
 TARGETS = ("omim", "orphanet", "mesh", "efo", "doid")
 MAPPING_FILES = {t: f"mondo_exactmatch_{t}.sssom.tsv" for t in TARGETS}
 MAPPINGS_URL = "http://purl.obolibrary.org/obo/mondo/mappings/"
-SHARED_MAPPINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mondo"
+#: MONDO's exact-match sets offline: this folder of the shared data (``Settings.shared_data``)
+SHARED_FOLDER = "mondo"
 EXAMPLES = 10
 #: MONDO's terms (labels, synonyms): the release packaged as data in this distribution
 TERMS_PACKAGE = "cellxgene-ontology-guide"
 
 
+def mappings_dir(settings: Settings, *, offline: bool) -> Path | None:
+    """Where the mapping sets are read from: ``BIOKG_MONDO_DIR``, else offline the shared
+    copies (:data:`SHARED_FOLDER`), else None (downloaded)."""
+    shared = settings.shared_data / SHARED_FOLDER if offline else None
+    return settings.source_dir("mondo") or shared
+
+
 def mapping_files(
     cache_dir: Path, *, data_dir: Path | None = None, offline: bool = True
 ) -> dict[str, Path]:
-    """MONDO's exact-match sets: from ``data_dir``, the shared offline copies, or downloaded."""
+    """MONDO's exact-match sets: from ``data_dir`` (:func:`mappings_dir`), or downloaded.
+
+    Raises:
+        ConfigError: offline without ``data_dir``.
+    """
     if data_dir is None and not offline:
         return {
             name: download(MAPPINGS_URL + name, cache_dir / "mondo")
             for name in MAPPING_FILES.values()
         }
-    folder = Path(data_dir or SHARED_MAPPINGS)
-    return {name: folder / name for name in MAPPING_FILES.values()}
+    if data_dir is None:
+        raise ConfigError(
+            "mondo: no mapping folder to read offline; pass mappings_dir(settings, offline=True)"
+        )
+    return {name: Path(data_dir) / name for name in MAPPING_FILES.values()}
 
 
 @dataclass

@@ -28,7 +28,7 @@ from biokg import cypher, names
 from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
-from biokg.ingest.bridge import plan_bridge
+from biokg.ingest.bridge import mappings_dir, plan_bridge
 from biokg.ingest.delta import save_snapshot
 from biokg.ingest.identity import MergeReport, drug_entries, known_drugs, resolve_drug_records
 from biokg.ingest.named_edges import resolve_named_edges
@@ -96,13 +96,11 @@ def fetch_source(
         ConfigError: the source has terms the user has not accepted (nothing is fetched).
     """
     module = source_module(name)
-    check_license(module.SOURCE, settings)
-    folder = data_dir or settings.source_dir(name)
-    options = {}
-    if module.SOURCE.rest_url:  # an API the user may point at a mirror (BIOKG_<NAME>_URL)
-        options["base_url"] = settings.source_url(name) or module.SOURCE.rest_url
-    fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline, **options)
     info = module.SOURCE
+    check_license(info, settings)
+    folder = data_dir or settings.source_dir(name)
+    options = info.fetch_options(settings)
+    fetched = module.fetch(settings.cache_dir, data_dir=folder, offline=offline, **options)
     release = Release(
         info.infores, fetched.version, info.license, fetched.checksums, code=code_key(module)
     )
@@ -258,7 +256,7 @@ def bridge(
     same inputs make the same bridge); a new load keeps its snapshot, so the next refresh's
     bridge is a delta (decision 0015), not a whole reload."""
     planned = plan_bridge(
-        store, settings.cache_dir, data_dir=settings.source_dir("mondo"), offline=offline
+        store, settings.cache_dir, data_dir=mappings_dir(settings, offline=offline), offline=offline
     )
     current = writer.current(planned.release)
     if current is not None:

@@ -38,7 +38,7 @@ from biokg import cypher
 from biokg.embedding.static import node_embedder
 from biokg.errors import BiokgError
 from biokg.ingest.bridge import INFORES as BRIDGE
-from biokg.ingest.bridge import plan_bridge
+from biokg.ingest.bridge import mappings_dir, plan_bridge
 from biokg.ingest.build import (
     Planned,
     build_order,
@@ -192,7 +192,7 @@ def refresh_bridge(store: GraphStore, settings: Settings, *, offline: bool) -> S
     writes = store.writes
     current = current_load(store, BRIDGE_NAME)
     planned = plan_bridge(
-        store, settings.cache_dir, data_dir=settings.source_dir("mondo"), offline=offline
+        store, settings.cache_dir, data_dir=mappings_dir(settings, offline=offline), offline=offline
     )
     report = SourceReport(
         BRIDGE_NAME,

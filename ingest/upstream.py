@@ -1,10 +1,10 @@
 """Upstream release discovery: which release each source publishes now, in one small request.
 
-Each source has a *marker*: the smallest document its publisher keeps current with the release
-(:data:`UPSTREAMS`). A refresh asks for it conditionally (``If-None-Match`` with the ETag,
-``If-Modified-Since`` with the ``Last-Modified`` of the previous answer, both kept on the
-current ``:SourceVersion``), so an unchanged source costs one request answered ``304`` and no
-download, parse or write.
+Each source has a *marker*: the smallest document its publisher keeps current with the release,
+declared with the source (``SOURCE.upstream``, :class:`~biokg.ingest.sources.base.Upstream`). A
+refresh asks for it conditionally (``If-None-Match`` with the ETag, ``If-Modified-Since`` with
+the ``Last-Modified`` of the previous answer, both kept on the current ``:SourceVersion``), so an
+unchanged source costs one request answered ``304`` and no download, parse or write.
 
 | source | marker | release read from it |
 |---|---|---|
@@ -30,102 +30,16 @@ import json
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biokg.errors import ConfigError, FetchError, FetchRefusedError, SourceFormatError
+from biokg.ingest.build import source_module
 from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, download, unresolved
-from biokg.ingest.online.kegg import REST_URL, release_of
-from biokg.ingest.sources import go, hpo, primekg
+from biokg.ingest.sources.base import Upstream
 from biokg.settings import Settings
 
 MARKER_TIMEOUT_S = 30
-
-
-def _json_field(*path: str) -> Callable[[bytes, str], str]:
-    """A marker reader: the string at ``path`` in a JSON document."""
-
-    def read(body: bytes, where: str) -> str:
-        try:
-            value = json.loads(body)
-            for key in path:
-                value = value[key]
-        except (ValueError, KeyError, TypeError) as err:
-            raise SourceFormatError(
-                f"{where}: expected a JSON document with {'.'.join(path)} ({err!r})"
-            ) from err
-        return str(value)
-
-    return read
-
-
-def _openfda_exports(body: bytes, where: str) -> str:
-    label = _json_field("results", "drug", "label", "export_date")(body, where)
-    event = _json_field("results", "drug", "event", "export_date")(body, where)
-    return f"label {label}, event {event}"
-
-
-def _dataverse_version(body: bytes, where: str) -> str:
-    major = _json_field("data", "versionNumber")(body, where)
-    minor = _json_field("data", "versionMinorNumber")(body, where)
-    return f"{major}.{minor}"
-
-
-def _kegg_release(body: bytes, where: str) -> str:
-    return release_of(body.decode(errors="replace"), where)
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """Where a source announces its release, and which files a mirror serves."""
-
-    marker_url: str
-    #: the marker's path under a mirror's base URL
-    marker_name: str
-    read_marker: Callable[[bytes, str], str]
-    #: file names a mirror serves (``.gz`` ones are unpacked); empty: the source's own fetch
-    files: tuple[str, ...] = ()
-    #: official URLs of ``files``; None: refreshed through the source's own online fetch
-    official: dict[str, str] | None = None
-
-
-UPSTREAMS: dict[str, Upstream] = {
-    "hpo": Upstream(
-        "https://api.github.com/repos/obophenotype/human-phenotype-ontology/releases/latest",
-        "release.json",
-        _json_field("tag_name"),
-        (hpo.OBO, hpo.HPOA, hpo.G2P),
-        hpo.SOURCE.urls,
-    ),
-    "go": Upstream(
-        "https://current.geneontology.org/metadata/release-date.json",
-        "release-date.json",
-        _json_field("date"),
-        (go.OBO_FILE, go.GAF_FILE + ".gz"),
-        {
-            go.OBO_FILE: go.SOURCE.urls[go.OBO_FILE],
-            go.GAF_FILE + ".gz": go.SOURCE.urls[go.GAF_FILE],
-        },
-    ),
-    # ChEMBL's and openFDA's mirrors have the real layouts (FTP tarball; bulk parts listed in
-    # download.json), read by the sources' own online fetch, as for `biokg build --online`
-    "chembl": Upstream(
-        "https://www.ebi.ac.uk/chembl/api/data/status.json",
-        "status.json",
-        _json_field("chembl_db_version"),
-    ),
-    "openfda": Upstream("https://api.fda.gov/download.json", "download.json", _openfda_exports),
-    "primekg": Upstream(
-        "https://dataverse.harvard.edu/api/datasets/:persistentId/versions/:latest"
-        "?persistentId=doi:10.7910/DVN/IXA7BM",
-        "dataset.json",
-        _dataverse_version,
-        (primekg.KG_FILE, primekg.DRUG_MAP_FILE),
-        primekg.SOURCE.urls,
-    ),
-    "kegg": Upstream(f"{REST_URL}/info/kegg", "info/kegg", _kegg_release),
-}
 
 
 @dataclass(frozen=True)
@@ -145,9 +59,18 @@ class UpstreamState:
         return cls(**json.loads(text)) if text else None
 
 
+def upstream_of(name: str) -> Upstream:
+    """The source's release marker, as its ``SOURCE`` declares it.
+
+    Raises:
+        BiokgError: an unknown source name.
+    """
+    return source_module(name).SOURCE.upstream
+
+
 def marker_url(name: str, settings: Settings) -> str:
     """The marker's URL: under the source's mirror when ``BIOKG_<SOURCE>_URL`` is set."""
-    upstream = UPSTREAMS[name]
+    upstream = upstream_of(name)
     base = settings.source_url(name)
     return f"{base.rstrip('/')}/{upstream.marker_name}" if base else upstream.marker_url
 
@@ -189,7 +112,7 @@ def check_upstream(name: str, settings: Settings, previous: UpstreamState | None
         if unresolved(err):
             raise FetchRefusedError(f"{name}: release marker {url}: host not found: {err}") from err
         raise FetchError(f"{name}: release marker {url} unreachable: {err}") from err
-    version = UPSTREAMS[name].read_marker(body, f"{name}: release marker {url}")
+    version = upstream_of(name).read_marker(body, f"{name}: release marker {url}")
     return UpstreamState(url, version, etag, modified)
 
 
@@ -201,7 +124,7 @@ def download_inputs(name: str, settings: Settings) -> Path | None:
     Raises:
         FetchError: a download failed after retries (retryable).
     """
-    upstream = UPSTREAMS[name]
+    upstream = upstream_of(name)
     base = settings.source_url(name)
     if base and upstream.files:
         urls = {file: f"{base.rstrip('/')}/{file}" for file in upstream.files}

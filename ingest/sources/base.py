@@ -1,7 +1,8 @@
 """The source contract: what a source module declares and provides, checked in code.
 
 A source module (``ingest/sources/<name>.py``) is a :class:`Source`: a ``SOURCE`` of facts
-(:class:`SourceInfo`: infores id, licence, official URLs, count bounds, parser version) and four
+(:class:`SourceInfo`: infores id, licence and any terms to accept, official URLs, its release
+marker, default refresh schedule, shared sample data, count bounds, parser version) and four
 functions, in the order a build calls them:
 
 * ``fetch(cache_dir, *, data_dir, offline) -> Fetched``: local input files with checksums;
@@ -10,30 +11,80 @@ functions, in the order a build calls them:
   and line;
 * ``normalize(frames, *, release) -> Records``: frames to typed node and edge records.
 
-``tests/ingest/test_source_contract.py`` holds every registered source to it.
+``tests/ingest/test_source_contract.py`` holds every registered source to it. Everything else a
+source needs (its refresh check, its Prefect deployment, its ``--accept-<name>-license`` flag) is
+derived from these facts, so a source is one module and one registry entry (decision 0032).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
-from biokg.errors import ConfigError, CountBoundsError
+from biokg.errors import ConfigError, CountBoundsError, SourceFormatError
 from biokg.files import sha256
 from biokg.ingest.records import Records, Release
+from biokg.settings import Settings
+
+#: A marker reader: the release named in the marker's body (``where`` names it in errors).
+MarkerReader = Callable[[bytes, str], str]
+
+
+def json_field(*path: str) -> MarkerReader:
+    """A marker reader: the string at ``path`` in a JSON document.
+
+    Raises (the reader):
+        SourceFormatError: the body is no JSON, or holds nothing at ``path``.
+    """
+
+    def read(body: bytes, where: str) -> str:
+        try:
+            value = json.loads(body)
+            for key in path:
+                value = value[key]
+        except (ValueError, KeyError, TypeError) as err:
+            raise SourceFormatError(
+                f"{where}: expected a JSON document with {'.'.join(path)} ({err!r})"
+            ) from err
+        return str(value)
+
+    return read
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where a source announces its release (its *marker*, :mod:`biokg.ingest.upstream`), and
+    which files a mirror serves."""
+
+    marker_url: str
+    #: the marker's path under a mirror's base URL (``BIOKG_<NAME>_URL``)
+    marker_name: str
+    read_marker: MarkerReader
+    #: file names a mirror serves (``.gz`` ones are unpacked); empty: the source's own fetch
+    files: tuple[str, ...] = ()
+    #: official URLs of ``files``; None: refreshed through the source's own online fetch
+    official: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
 class SourceInfo:
-    """Declarative facts about a source: who publishes it, under what licence, what to expect."""
+    """Declarative facts about a source: who publishes it, under what licence, what to expect,
+    how to tell a new release and when to look for one."""
 
     name: str
     infores: str
     license: str
     urls: dict[str, str]
+    #: its release marker: what a refresh asks before downloading anything
+    upstream: Upstream
+    #: when its ``refresh-<name>`` deployment runs: a cron line in UTC that follows the
+    #: publisher's release rhythm, or None for by hand only (flows/deploy.py)
+    schedule: str | None
     #: "nodes:<Label>" / "edges:<TYPE>" -> (min, max) counts a complete load must fall within
     bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Raise it whenever parse or normalize would turn the same files into other records: a
@@ -45,8 +96,13 @@ class SourceInfo:
     #: mirror, a test server), passed to ``fetch`` as ``base_url``. None: files, not an API.
     rest_url: str | None = None
     #: Terms the user must accept before anything of the source is fetched or built
-    #: (``biokg build --accept-<name>-license`` or ``BIOKG_<NAME>_ACCEPT_LICENSE=1``).
+    #: (``biokg build --accept-<name>-license`` or ``BIOKG_<NAME>_ACCEPT_LICENSE=1``; the CLI
+    #: makes the flag of every source that has terms). None: its licence alone governs use.
     license_terms: str | None = None
+    #: Its offline sample in the shared data folder (``Settings.shared_data``,
+    #: ``BIOKG_SHARED_DATA``): a name its ``fetch`` reads → a path under that folder (a file or
+    #: a folder). Empty: its offline data comes with the code or the packages it installs.
+    shared_data: dict[str, str] = field(default_factory=dict)
     #: Its records define Drug nodes, which identity merges onto the drugs of the sources before
     #: it in the registry: its load is keyed on their Drug identity rows (build.plan_loads).
     drugs: bool = False
@@ -65,6 +121,30 @@ class SourceInfo:
                 f"files there ({', '.join(self.urls.values())}) or leave the data folder unset"
             )
         return files
+
+    def fetch_options(self, settings: Settings) -> dict[str, Any]:
+        """The keyword arguments its ``fetch`` takes from ``settings``: ``base_url`` (the API,
+        or the mirror ``BIOKG_<NAME>_URL`` names) and ``shared`` (its shared sample)."""
+        options: dict[str, Any] = {}
+        if self.rest_url:
+            options["base_url"] = settings.source_url(self.name) or self.rest_url
+        if self.shared_data:
+            options["shared"] = {n: settings.shared_data / p for n, p in self.shared_data.items()}
+        return options
+
+    def shared_sample(self, shared: dict[str, Path] | None) -> dict[str, Path]:
+        """``shared`` (what :meth:`fetch_options` resolved), for a fetch that reads its sample.
+
+        Raises:
+            ConfigError: none was given (``fetch`` called without the settings' options).
+        """
+        if shared is None:
+            raise ConfigError(
+                f"{self.name}: no data folder and no shared sample to read offline; pass "
+                f"data_dir, or the shared sample of SOURCE.fetch_options(settings) "
+                f"({', '.join(self.shared_data.values())} under BIOKG_SHARED_DATA)"
+            )
+        return shared
 
     def check_bounds(self, records: Records, *, scale_ok: bool = False) -> None:
         """Fail a load whose counts fall outside the declared bounds, listing every miss.

@@ -56,7 +56,7 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,13 @@ SOURCE = SourceInfo(
     drugs=True,
     license="https://creativecommons.org/licenses/by-sa/3.0/",
     urls={DB_FILE: LISTING + "chembl_NN_sqlite.tar.gz"},
+    # the ChEMBL API's status; a mirror has the FTP layout, which the online fetch reads
+    upstream=Upstream(
+        "https://www.ebi.ac.uk/chembl/api/data/status.json",
+        "status.json",
+        json_field("chembl_db_version"),
+    ),
+    schedule="0 5 5 1,4,7,10 *",  # a few releases a year: quarterly
     # Rough sizes of a full release (ChEMBL 33-35: millions of molecules, ~7k mechanism rows,
     # ~50k indication rows); wide enough for a few releases, tight enough to catch a truncation.
     bounds={

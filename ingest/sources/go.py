@@ -61,7 +61,7 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -69,14 +69,23 @@ log = logging.getLogger(__name__)
 OBO_FILE = "go-basic.obo"
 GAF_FILE = "goa_human.gaf"
 
+_OBO_URL = "https://current.geneontology.org/ontology/go-basic.obo"
+_GAF_URL = "https://current.geneontology.org/annotations/goa_human.gaf.gz"
+
 SOURCE = SourceInfo(
     name="go",
     infores="infores:go",
     license="https://creativecommons.org/licenses/by/4.0/",
-    urls={
-        OBO_FILE: "https://current.geneontology.org/ontology/go-basic.obo",
-        GAF_FILE: "https://current.geneontology.org/annotations/goa_human.gaf.gz",
-    },
+    urls={OBO_FILE: _OBO_URL, GAF_FILE: _GAF_URL},
+    # the release date current.geneontology.org publishes; mirrors serve the GAF packed
+    upstream=Upstream(
+        "https://current.geneontology.org/metadata/release-date.json",
+        "release-date.json",
+        json_field("date"),
+        (OBO_FILE, GAF_FILE + ".gz"),
+        {OBO_FILE: _OBO_URL, GAF_FILE + ".gz": _GAF_URL},
+    ),
+    schedule="0 4 3 * *",  # monthly releases: on the 3rd
     # A full release (2022-07-01 GO.db: 43,558 live terms; goa_human: ~19.5k proteins, ~600k
     # lines; org.Hs.eg.db: ~20k genes, ~300k distinct annotations). Wide enough for a few years
     # of releases, tight enough to catch a truncated file.

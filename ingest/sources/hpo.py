@@ -60,7 +60,7 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
@@ -68,11 +68,22 @@ log = logging.getLogger(__name__)
 _DOWNLOAD = "https://github.com/obophenotype/human-phenotype-ontology/releases/latest/download/"
 OBO, HPOA, G2P = "hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt"
 
+_URLS = {name: _DOWNLOAD + name for name in (OBO, HPOA, G2P)}
+
 SOURCE = SourceInfo(
     name="hpo",
     infores="infores:hpo-annotations",
     license="https://hpo.jax.org/app/license",
-    urls={name: _DOWNLOAD + name for name in (OBO, HPOA, G2P)},
+    urls=_URLS,
+    # GitHub's latest-release JSON of the ontology's repository: its tag is the release
+    upstream=Upstream(
+        "https://api.github.com/repos/obophenotype/human-phenotype-ontology/releases/latest",
+        "release.json",
+        json_field("tag_name"),
+        tuple(_URLS),
+        _URLS,
+    ),
+    schedule="0 4 2 * *",  # monthly releases: on the 2nd
     # A full release (2025-01-16: 19,034 live terms, ~12.6k diseases, ~5k genes).
     bounds={
         "nodes:Phenotype": (15_000, 40_000),

@@ -63,10 +63,16 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched
 from biokg.schema import GraphSchema, load_schema
 
 log = logging.getLogger(__name__)
+
+
+def _release_marker(body: bytes, where: str) -> str:
+    """The release an ``info/kegg`` answer names (:class:`Upstream` marker reader)."""
+    return release_of(body.decode(errors="replace"), where)
+
 
 SOURCE = SourceInfo(
     name="kegg",
@@ -74,6 +80,9 @@ SOURCE = SourceInfo(
     drugs=True,
     license="https://www.kegg.jp/kegg/legal.html",
     urls={path: f"{REST_URL}/{path}" for path in (INFO, *LISTS.values())},
+    # the REST API's info/kegg: its "Release ..." line
+    upstream=Upstream(f"{REST_URL}/info/kegg", "info/kegg", _release_marker),
+    schedule=None,  # opt-in: by hand, once its terms are accepted
     # KEGG 113 (2025): ~370 human pathways, ~40k gene-pathway links, ~2,800 diseases
     bounds={
         "nodes:Pathway": (300, 1_000),

@@ -67,7 +67,7 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import load_schema
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,16 @@ SPL_GLOB = "spl_*.xml"  # SPL documents, any number (DailyMed: SPL_URL)
 LABEL_GLOBS = ("drug-label*.json", "drug-label*.json.zip")
 EVENT_GLOBS = ("drug-event*.json", "drug-event*.json.zip")
 SPL_URL = "https://dailymed.nlm.nih.gov/dailymed/services/v2/spls/{set_id}.xml"
-DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "openfda"
+#: The offline sample's folder, as :attr:`SourceInfo.shared_data` names it.
+SAMPLE_FOLDER = "sample"
+
+
+def _export_dates(body: bytes, where: str) -> str:
+    """download.json's drug/label and drug/event export dates (:class:`Upstream` reader)."""
+    label = json_field("results", "drug", "label", "export_date")(body, where)
+    event = json_field("results", "drug", "event", "export_date")(body, where)
+    return f"label {label}, event {event}"
+
 
 SOURCE = SourceInfo(
     name="openfda",
@@ -100,8 +109,14 @@ SOURCE = SourceInfo(
         "nodes:Label": (50_000, 400_000),
         "edges:HAS_LABEL": (50_000, 2_000_000),
     },
+    # the bulk index lists every export with its date; a mirror has its layout, which the
+    # online fetch reads
+    upstream=Upstream(DOWNLOAD_INDEX, "download.json", _export_dates),
+    schedule="0 3 * * 1",  # weekly exports: Monday 03:00
     # the server an online fetch reads (download.json); BIOKG_OPENFDA_URL names a mirror
     rest_url=API_URL,
+    # 500 real harmonized product records, three SPL labels, one FAERS report (CC0)
+    shared_data={SAMPLE_FOLDER: "openfda"},
 )
 
 
@@ -111,6 +126,7 @@ def fetch(
     data_dir: Path | None = None,
     offline: bool = True,
     base_url: str = API_URL,
+    shared: dict[str, Path] | None = None,
 ) -> Fetched:
     """Local openFDA files: harmonized products, FAERS reports, SPL and label JSON files.
 
@@ -118,15 +134,17 @@ def fetch(
         cache_dir: download cache (online: ``cache_dir/openfda-bulk``).
         data_dir: folder with ``harmonized_small.json``, ``faers_event_postannotation.json`` and
             any ``spl_*.xml``, :data:`LABEL_GLOBS` and :data:`EVENT_GLOBS` files; default
-            (``BIOKG_OPENFDA_DIR`` unset) the shared folder ``<repo>/../shared/data/openfda``.
-        offline: without ``data_dir``, read the shared folder; online, download the bulk files
+            (``BIOKG_OPENFDA_DIR`` unset) the shared sample.
+        offline: without ``data_dir``, read the shared sample; online, download the bulk files
             the index ``download.json`` lists (:func:`~biokg.ingest.online.openfda.fetch_bulk`):
             every drug/label part and the newest quarter of drug/event (FAERS).
         base_url: openFDA's API server, or a mirror of its and download.open.fda.gov's paths
             (``BIOKG_OPENFDA_URL``).
+        shared: the shared sample (``SOURCE.fetch_options(settings)``): its folder under
+            :data:`SAMPLE_FOLDER`.
 
     Raises:
-        ConfigError: a required file is missing.
+        ConfigError: a required file is missing, or neither ``data_dir`` nor ``shared`` given.
         FetchError: a bulk download failed (retryable).
         SourceFormatError: no date to version the files by, or a cut-short zip (file named).
     """
@@ -139,7 +157,7 @@ def fetch(
         )
         files = {path.name: path for path in paths}
         return fetched(files, discover_version(files))
-    folder = Path(data_dir or DEFAULT_DIR)
+    folder = Path(data_dir or SOURCE.shared_sample(shared)[SAMPLE_FOLDER])
     files = SOURCE.files_in(folder)
     for pattern in (SPL_GLOB, *LABEL_GLOBS, *EVENT_GLOBS):
         files |= {path.name: path for path in sorted(folder.glob(pattern))}

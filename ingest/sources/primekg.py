@@ -47,7 +47,7 @@ from biokg.ingest.records import (
     provenance_columns,
     sources_column,
 )
-from biokg.ingest.sources.base import Fetched, SourceInfo, fetched
+from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import load_schema
 
 log = logging.getLogger(__name__)
@@ -55,21 +55,28 @@ log = logging.getLogger(__name__)
 KG_FILE = "kg.csv"
 GROUPED_FILE = "kg_grouped.csv"
 DRUG_MAP_FILE = "drugbank_chembl.tsv"
-SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-SAMPLE = SHARED_DIR / "primekg" / "kg_sample_alzheimers.csv"
-SAMPLE_DRUG_MAP = SHARED_DIR / "mappings" / "drugbank_chembl_unichem.tsv"
 #: PrimeKG v2.1's kg.csv through the Dataverse access API (file id 6180620).
 DATAVERSE = "https://dataverse.harvard.edu"
 KG_URL = DATAVERSE + "/api/access/datafile/6180620"
 DRUG_MAP_URL = "https://raw.githubusercontent.com/dhimmel/drugbank/6b9ae38/data/mapping/chembl.tsv"
 RELEASE = "2.1"
 
+
+def _dataset_version(body: bytes, where: str) -> str:
+    """The Dataverse dataset's latest version number (:class:`Upstream` reader)."""
+    major = json_field("data", "versionNumber")(body, where)
+    minor = json_field("data", "versionMinorNumber")(body, where)
+    return f"{major}.{minor}"
+
+
+_URLS = {KG_FILE: KG_URL, DRUG_MAP_FILE: DRUG_MAP_URL}
+
 SOURCE = SourceInfo(
     name="primekg",
     infores="infores:primekg",
     drugs=True,
     license="https://creativecommons.org/publicdomain/zero/1.0/",
-    urls={KG_FILE: KG_URL, DRUG_MAP_FILE: DRUG_MAP_URL},
+    urls=_URLS,
     # PrimeKG v2.1: 4,050,249 undirected edges over 129,375 nodes; per type, the published
     # relation counts halved, with room for a few releases.
     bounds={
@@ -82,9 +89,25 @@ SOURCE = SourceInfo(
         "edges:CONTRAINDICATED_FOR": (20_000, 60_000),
         "nodes:Drug": (5_000, 15_000),
     },
+    # Harvard Dataverse's latest version of the dataset (doi:10.7910/DVN/IXA7BM)
+    upstream=Upstream(
+        DATAVERSE + "/api/datasets/:persistentId/versions/:latest"
+        "?persistentId=doi:10.7910/DVN/IXA7BM",
+        "dataset.json",
+        _dataset_version,
+        tuple(_URLS),
+        _URLS,
+    ),
+    schedule="0 5 6 1,7 *",  # rare releases: twice a year
     # the server an online fetch reads; BIOKG_PRIMEKG_URL names a mirror of its (and the
     # drug map's) paths
     rest_url=DATAVERSE,
+    # the real sample (7,716 rows of kg.csv around Alzheimer's disease genes, CC0) and the
+    # DrugBank → ChEMBL map (UniChem, CC BY-NC 4.0)
+    shared_data={
+        KG_FILE: "primekg/kg_sample_alzheimers.csv",
+        DRUG_MAP_FILE: "mappings/drugbank_chembl_unichem.tsv",
+    },
 )
 
 
@@ -194,18 +217,20 @@ def fetch(
     data_dir: Path | None = None,
     offline: bool = True,
     base_url: str = DATAVERSE,
+    shared: dict[str, Path] | None = None,
 ) -> Fetched:
     """PrimeKG's edge file and the DrugBank → ChEMBL map.
 
-    Offline without ``data_dir``: the shared real sample (7,716 rows of kg.csv around
-    Alzheimer's disease genes; a sample, so only upper count bounds apply) and the shared map.
+    Offline without ``data_dir``: the shared real sample (``shared``, from
+    ``SOURCE.fetch_options(settings)``: 7,716 rows of kg.csv around Alzheimer's disease genes;
+    a sample, so only upper count bounds apply) and the shared map.
     With ``data_dir``: ``kg.csv`` (or ``kg_grouped.csv``) and ``drugbank_chembl.tsv`` there.
     Online: both downloaded into the cache (conditional requests; a cut download resumes),
     from ``base_url`` when it names a mirror of the official paths
     (:func:`~biokg.ingest.online.download.mirrored`).
 
     Raises:
-        ConfigError: a file is missing.
+        ConfigError: a file is missing, or offline neither ``data_dir`` nor ``shared`` given.
         FetchError: a download failed.
     """
     if data_dir is not None and Path(data_dir).is_dir():
@@ -214,7 +239,7 @@ def fetch(
         files = {KG_FILE: kg, DRUG_MAP_FILE: folder / DRUG_MAP_FILE}
         sample = False
     elif offline:
-        files, sample = {KG_FILE: SAMPLE, DRUG_MAP_FILE: SAMPLE_DRUG_MAP}, True
+        files, sample = dict(SOURCE.shared_sample(shared)), True
     else:
         folder = cache_dir / "primekg"
         files = {

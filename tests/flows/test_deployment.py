@@ -18,7 +18,7 @@ from prefect.deployments import run_deployment
 from prefect.exceptions import ObjectNotFound
 from upstream import Upstream, hpo_release, publish
 
-from biokg.flows.deploy import SCHEDULES
+from biokg.flows.deploy import schedules
 from biokg.flows.refresh import REPORT_KEY
 from biokg.store import GraphStore
 from biokg.store.embedded import settings_env
@@ -97,5 +97,5 @@ def test_prefect_yaml_declares_the_served_deployments_and_schedules() -> None:
         )
         for d in declared
     }
-    assert found == SCHEDULES
+    assert found == schedules()
     assert {d["entrypoint"] for d in declared} == {"flows/refresh.py:refresh_flow"}

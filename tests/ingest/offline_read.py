@@ -12,10 +12,16 @@ from biokg.ingest.build import code_key
 from biokg.ingest.records import Records, Release
 from biokg.ingest.sources import SOURCES
 from biokg.ingest.sources.base import Fetched
+from biokg.settings import Settings
 
 #: Sources with no offline copy to ship (KEGG may not be redistributed): their hand-written
 #: fixture in the real formats stands in.
 OFFLINE_FIXTURES = {"kegg": Path(__file__).parent / "data" / "kegg"}
+
+
+def shared_sample(name: str) -> dict[str, Path]:
+    """``name``'s sample in the shared data folder, where the tests' settings find it."""
+    return SOURCES[name].SOURCE.fetch_options(Settings.from_env({}))["shared"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,8 @@ def read_offline(cache: Path, name: str) -> OfflineRead:
     """``name``'s offline inputs fetched into ``cache``, parsed, and normalised with the release
     a build makes (the code key included)."""
     source = SOURCES[name]
-    fetched = source.fetch(cache, data_dir=OFFLINE_FIXTURES.get(name), offline=True)
+    options = source.SOURCE.fetch_options(Settings.from_env({}))
+    fetched = source.fetch(cache, data_dir=OFFLINE_FIXTURES.get(name), offline=True, **options)
     frames = source.parse(fetched)
     info = source.SOURCE
     release = Release(

@@ -14,6 +14,7 @@ from biokg.ingest.bridge import (
     bridge_records,
     graph_diseases,
     mapping_files,
+    mappings_dir,
     mondo_release,
     read_mappings,
     read_term_names,
@@ -97,7 +98,7 @@ def test_bridge_is_one_to_one_and_reports_conflicts(
     bridged: GraphStore, own_settings: Settings
 ) -> None:
     diseases = graph_diseases(bridged)
-    files = mapping_files(own_settings.cache_dir)
+    files = mapping_files(own_settings.cache_dir, data_dir=mappings_dir(own_settings, offline=True))
     mappings, version = read_mappings(files), mondo_release(files)
     release = Release("infores:mondo", version, "cc0", {})
     records, report = bridge_records(diseases, mappings, read_term_names(terms_file()), release)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from graph_state import assert_same_graph, graph_dump
 from hpo_slice import HPO_DATA, obo_slice
+from offline_read import shared_sample
 from own_graph import fresh_graph_settings, release
 from test_build import go_data
 
@@ -33,7 +34,7 @@ from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.node_facts import FACTS
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import DEFAULT_SOURCES
-from biokg.ingest.sources.openfda import DEFAULT_DIR as OPENFDA_DATA
+from biokg.ingest.sources.openfda import SAMPLE_FOLDER
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded
 
@@ -243,7 +244,7 @@ def test_a_dependent_built_from_other_files_is_not_reloaded_from_the_default_one
     and the build says how to reload it."""
     own = tmp_path / "openfda"
     own.mkdir()
-    for path in OPENFDA_DATA.iterdir():
+    for path in shared_sample("openfda")[SAMPLE_FOLDER].iterdir():
         if path.name != "spl_cough.xml":  # a folder of the user's: one label fewer
             (own / path.name).write_bytes(path.read_bytes())
     current = "MATCH (v:SourceVersion {source: $s, current: true}) RETURN v.load_id AS id"

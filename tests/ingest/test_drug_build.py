@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from graph_state import snapshot
+from offline_read import shared_sample
 
 from biokg.errors import SourceFormatError
 from biokg.ingest.build import build, fetch_source, prepare_records, resolve_identities
@@ -21,6 +22,8 @@ from biokg.ingest.identity import LISTED, DrugIndex, graph_drug_index, known_dru
 from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore
+
+OPENFDA = shared_sample("openfda")[openfda.SAMPLE_FOLDER]
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
 # Of the 500 real harmonized products: 329 have an ingredient named exactly as one ChEMBL drug;
@@ -79,7 +82,7 @@ def test_only_true_ambiguity_is_reported(
     chembl_names = _chembl_parents_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
     names = {
         f"UNII:{i['unii']}": i["name"].upper()
-        for line in (openfda.DEFAULT_DIR / "harmonized_small.json").read_text().splitlines()
+        for line in (OPENFDA / "harmonized_small.json").read_text().splitlines()
         if isinstance(i_list := json.loads(line)["unii_indexing"], list)
         for i in i_list
     }
@@ -115,7 +118,7 @@ def _chembl_id_by_name(sqlite_path: Path) -> dict[str, str]:
 def test_faers_drugs_named_by_text_get_adverse_event_edges(
     store: GraphStore, settings: Settings, drug_results: dict
 ) -> None:
-    report = json.loads((openfda.DEFAULT_DIR / openfda.EVENTS_FILE).read_text())
+    report = json.loads((OPENFDA / openfda.EVENTS_FILE).read_text())
     reactions = {r["reactionmeddrapt"] for r in report["patient"]["reaction"]}
     texts = {d["medicinalproduct"] for d in report["patient"]["drug"]}
     chembl = _chembl_id_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
@@ -196,7 +199,7 @@ def test_bad_openfda_input_names_the_record_and_changes_nothing(
 ) -> None:
     before = snapshot(store)
     bad = tmp_path / "openfda"
-    shutil.copytree(openfda.DEFAULT_DIR, bad)
+    shutil.copytree(OPENFDA, bad)
     where, field = spoil(bad)
     with pytest.raises(SourceFormatError, match=field) as info:
         build(store, settings, ("openfda",), data_dir=bad, sample=True)
@@ -236,8 +239,7 @@ def test_products_whose_ingredient_is_a_chembl_drug_are_linked(
 ) -> None:
     chembl_names = _chembl_parents_by_name(settings.cache_dir / "chembl" / "chembl.sqlite")
     products = [
-        json.loads(line)
-        for line in (openfda.DEFAULT_DIR / "harmonized_small.json").read_text().splitlines()
+        json.loads(line) for line in (OPENFDA / "harmonized_small.json").read_text().splitlines()
     ]
     # Independently: a product with an ingredient whose name is exactly one ChEMBL drug's name
     # (its own name beats the product's brand/generic names, so none of these is ambiguous).
@@ -277,7 +279,7 @@ def test_cached_drug_index_matches_the_graph_and_follows_new_loads(
     # a new openFDA load (same records plus a copy of the FAERS report: new inputs, new load
     # id) makes the cached index stale
     folder = tmp_path / "openfda"
-    shutil.copytree(openfda.DEFAULT_DIR, folder)
+    shutil.copytree(OPENFDA, folder)
     shutil.copy(folder / openfda.EVENTS_FILE, folder / "drug-event-copy.json")
     try:
         build(store, settings, ("openfda",), data_dir=folder, sample=True)

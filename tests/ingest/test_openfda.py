@@ -13,6 +13,7 @@ from pathlib import Path
 import bioregistry
 import polars as pl
 import pytest
+from offline_read import shared_sample
 
 from biokg.curie import normalize_curie
 from biokg.errors import SourceFormatError
@@ -22,7 +23,7 @@ from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import openfda
 from biokg.schema import load_schema
 
-DATA = openfda.DEFAULT_DIR
+DATA = shared_sample("openfda")[openfda.SAMPLE_FOLDER]
 VIAGRA = DATA / "spl_64f8040f.xml"
 VIAGRA_SET = "0b0be196-0c62-461c-94f4-9a35339b4501"
 SILDENAFIL_CITRATE = "BW9B0ZE037"  # the ACTIM ingredientSubstance code in the Viagra SPL

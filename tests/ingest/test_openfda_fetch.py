@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from graph_state import snapshot
+from offline_read import shared_sample
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
@@ -34,7 +35,7 @@ from biokg.ingest.sources import openfda
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
-DATA = openfda.DEFAULT_DIR
+DATA = shared_sample("openfda")[openfda.SAMPLE_FOLDER]
 LAST_UPDATED = "2024-05-01"
 KEY = "test-key-123"
 

@@ -19,6 +19,7 @@ import polars as pl
 import pytest
 import zstandard
 from graph_state import snapshot
+from offline_read import shared_sample
 
 from biokg.errors import SourceFormatError
 from biokg.ingest.build import build
@@ -27,12 +28,13 @@ from biokg.ingest.sources import primekg
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
-SAMPLE = primekg.SAMPLE
+SHARED = shared_sample("primekg")
+SAMPLE = SHARED[primekg.KG_FILE]
 
 
 @pytest.fixture(scope="module")
 def records(test_data_cache: Path) -> Records:
-    fetched = primekg.fetch(test_data_cache)
+    fetched = primekg.fetch(test_data_cache, shared=SHARED)
     release = Release("infores:primekg", fetched.version, "cc0", fetched.checksums)
     return primekg.normalize(primekg.parse(fetched), release=release)
 
@@ -157,7 +159,7 @@ def test_bad_kg_csv_names_file_and_line_and_changes_nothing(
     folder = tmp_path / "primekg"
     folder.mkdir()
     shutil.copy(SAMPLE, folder / "kg.csv")
-    shutil.copy(primekg.SAMPLE_DRUG_MAP, folder / primekg.DRUG_MAP_FILE)
+    shutil.copy(SHARED[primekg.DRUG_MAP_FILE], folder / primekg.DRUG_MAP_FILE)
     where = corrupt(folder)
     before = snapshot(store)
     with pytest.raises(SourceFormatError) as info:

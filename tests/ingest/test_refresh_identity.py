@@ -22,6 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from graph_state import assert_same_graph, graph_dump
+from offline_read import shared_sample
 from own_graph import fresh_graph_settings, release
 
 from biokg.ingest.build import (
@@ -62,8 +63,8 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, 
     shutil.copyfile(
         fetch_source("chembl", own).fetched.files[chembl.DB_FILE], dirs["chembl"] / chembl.DB_FILE
     )
-    shutil.copyfile(primekg.SAMPLE, dirs["primekg"] / primekg.KG_FILE)
-    shutil.copyfile(primekg.SAMPLE_DRUG_MAP, dirs["primekg"] / primekg.DRUG_MAP_FILE)
+    for name, path in shared_sample("primekg").items():
+        shutil.copyfile(path, dirs["primekg"] / name)
     settings = with_dirs(own, dirs)
     try:
         with GraphStore.connect(settings) as store:

@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 
 from biokg.files import sha256
-from biokg.ingest.bridge import SHARED_MAPPINGS
+from biokg.ingest.bridge import SHARED_FOLDER
 from biokg.ingest.build import build
 from biokg.ingest.refresh import UNCHANGED, refresh
 from biokg.schema import load_schema
@@ -59,7 +59,9 @@ def online(
     server, _ = mirror
     urls = tuple((s, server.base(s)) for s in SOURCES)
     return dataclasses.replace(
-        own_graph_settings, source_urls=urls, source_dirs=(("mondo", SHARED_MAPPINGS),)
+        own_graph_settings,
+        source_urls=urls,
+        source_dirs=(("mondo", own_graph_settings.shared_data / SHARED_FOLDER),),
     )
 
 
