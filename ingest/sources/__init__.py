@@ -3,7 +3,9 @@
 Order matters for identity: PrimeKG's drugs merge onto ChEMBL's, openFDA's onto both (its FAERS
 reports name drugs that only DrugBank knows), KEGG's (opt-in) onto all of them, so each must be
 written before the next.
-Each module follows :mod:`biokg.ingest.sources.base`.
+Each module follows :mod:`biokg.ingest.sources.base`. Its entry here is all a source needs
+besides its module: the CLI's options, the refresh's release check and the Prefect deployments
+read this registry when they run (decision 0032).
 """
 
 from __future__ import annotations
