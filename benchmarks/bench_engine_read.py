@@ -30,7 +30,7 @@ import time
 import urllib.request
 
 from biokg import cypher
-from biokg.kgx_export import exported_properties
+from biokg.export.kgx import exported_properties
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore, embedded

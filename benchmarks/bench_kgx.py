@@ -25,9 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from biokg.kgx_export import FORMATS, export_kgx, exported_properties
-from biokg.ml_export import export_ml, scanned_edges
-from biokg.rdf_export import edges_by_type, source_ids
+from biokg.cli.export import source_ids
+from biokg.export.kgx import FORMATS, export_kgx, exported_properties
+from biokg.export.ml import export_ml
+from biokg.export.reader import edges_by_type, scanned_edges
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -36,8 +36,8 @@ import numpy as np
 import polars as pl
 from release_common import human_genes, pseudo_words
 
+from biokg.export.neo4j_admin import merge_records, write_neo4j_admin_csv
 from biokg.ingest.build import code_key
-from biokg.ingest.export import merge_records, write_neo4j_admin_csv
 from biokg.ingest.formats.primekg import read_kg
 from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import primekg

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from biokg import cypher
-from biokg.rdf_export import export_file
+from biokg.export.rdf import export_file
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

@@ -4,8 +4,8 @@ The other half of the KGX round trip (issue 27: KGX → graph → KGX gives the 
 node becomes an ``:Entity`` with its graph label (``biokg_label``) and the values the export
 wrote (``name``, ``description``, ``synonyms``, ``xrefs``, ``sources``); each edge, its graph
 relationship type (``biokg_type``) with its properties under their graph names (the inverse of
-:data:`biokg.kgx_export.EDGE_SLOTS`); each source release in ``graph_metadata.json``, a current
-``:SourceVersion``. Ids go back to the graph's spelling (:func:`biokg.kgx_export.graph_curie`).
+:data:`biokg.export.kgx.EDGE_SLOTS`); each source release in ``graph_metadata.json``, a current
+``:SourceVersion``. Ids go back to the graph's spelling (:func:`biokg.export.kgx.graph_curie`).
 
 What KGX does not carry is not made up: ``knowledge_level``/``agent_type`` are derived from
 the evidence codes on export, so they are not stored; a node's per-source facts
@@ -30,7 +30,7 @@ from typing import Any
 
 from biokg import cypher
 from biokg.errors import AgentInputError
-from biokg.kgx_export import EDGE_SLOTS, NODE_FIELDS, graph_curie, graph_spelling
+from biokg.export.kgx import EDGE_SLOTS, NODE_FIELDS, graph_curie, graph_spelling
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore, constraint_statements
 from biokg.streams import chunks

@@ -22,6 +22,7 @@ from pydantic_core import to_json
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from biokg import cypher
+from biokg.answer_rdf import answer_graph
 from biokg.api.entities import entity_details
 from biokg.api.errors import documented, error_body
 from biokg.api.models import (
@@ -37,7 +38,6 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import VectorSearcher
-from biokg.rdf import answer_graph
 from biokg.store import GraphStore
 
 T = TypeVar("T")

@@ -36,7 +36,7 @@ def ask_command(
         agent = GraphAgent.connect(store, settings)
         answer = agent.ask(question)
     if fmt == "turtle":
-        from biokg.rdf import answer_graph
+        from biokg.answer_rdf import answer_graph
 
         print(answer_graph(answer, agent.schema).serialize(format="turtle"), end="")
         return

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import polars as pl
 import typer
 
 from biokg.cli import console, handle_errors
+from biokg.errors import AgentInputError
+from biokg.export.neo4j_admin import merge_records, write_neo4j_admin_csv
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
     build_order,
@@ -15,12 +18,33 @@ from biokg.ingest.build import (
     prepare_records,
     resolve_identities,
 )
-from biokg.ingest.export import merge_records, write_neo4j_admin_csv
 from biokg.ingest.identity import KNOWN_DRUG_SCHEMA
+from biokg.ingest.sources import SOURCES
 from biokg.schema import load_schema
 from biokg.settings import Settings
 
 app = typer.Typer(help="Export the graph for other tools.", no_args_is_help=True)
+
+
+def source_ids(names: Iterable[str]) -> list[str]:
+    """Infores ids of the named sources (``chembl`` or ``infores:chembl`` alike), from the source
+    registry: the exports take infores ids, and never import the source modules themselves.
+
+    Raises:
+        AgentInputError: a name is no registered source.
+    """
+    by_name = {name: module.SOURCE.infores for name, module in SOURCES.items()}
+    known = set(by_name.values())
+    out = []
+    for name in names:
+        infores = by_name.get(name, name if name in known else None)
+        if infores is None:
+            raise AgentInputError(
+                f"unknown source {name!r}; known: {', '.join(sorted(by_name))} "
+                f"(or their infores ids: {', '.join(sorted(known))})"
+            )
+        out.append(infores)
+    return out
 
 
 @app.command("neo4j-admin")
@@ -60,7 +84,7 @@ def rdf(
 ) -> None:
     """The graph as RDF: Biolink classes and predicates, one named graph per source release
     (PROV-O), each edge's provenance on its reified statement."""
-    from biokg.rdf_export import export_file, source_ids
+    from biokg.export.rdf import export_file
     from biokg.store import GraphStore
 
     wanted = source_ids(s.strip() for s in sources.split(",") if s.strip()) if sources else None
@@ -86,8 +110,7 @@ def kgx(
 ) -> None:
     """The graph as KGX nodes and edges (Biolink categories, predicates and knowledge sources)
     with a graph-level metadata file naming each source's release and licence."""
-    from biokg.kgx_export import export_kgx
-    from biokg.rdf_export import source_ids
+    from biokg.export.kgx import export_kgx
     from biokg.store import GraphStore
 
     wanted = source_ids(s.strip() for s in sources.split(",") if s.strip()) if sources else None
@@ -113,7 +136,7 @@ def ml(
     """The graph as integer-indexed parquet node and edge tables (text embeddings as node
     features) with a leakage-free drug-disease link-prediction split; a PyG HeteroData file
     too when torch_geometric is installed."""
-    from biokg.ml_export import export_ml
+    from biokg.export.ml import export_ml
     from biokg.store import GraphStore
 
     with GraphStore.connect(Settings.from_env()) as store:

@@ -18,9 +18,9 @@ fields), as JSON Lines or TSV. What maps to what, and why: docs/decisions/0022-k
 Rows are streamed (edges one relationship type per query, read ahead by a worker thread; nodes
 spooled) and written as they come, so memory stays flat. With ``sources``, only those sources'
 edges are written, and only the nodes they touch. A whole-graph export on the embedded engine
-reads with ArcadeDB's SQL in pages by record id (:meth:`GraphStore.scan_edges`), ends mapped
-to ids from one node scan held in memory (about 100 bytes a node): 2-3 times the rows per second
-of Cypher over Bolt, which Neo4j and one-source exports keep (docs/decisions/0022-kgx-export.md).
+reads with ArcadeDB's SQL in pages by record id (:func:`biokg.export.reader.scanned_edges`), ends
+mapped to ids from one node scan held in memory (about 100 bytes a node): 2-3 times the rows per
+second of Cypher over Bolt, which Neo4j and one-source exports keep (decisions 0022, 0033).
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ from urllib.parse import unquote
 
 import orjson
 
-from biokg import cypher
 from biokg.errors import AgentInputError
+from biokg.export import reader
+from biokg.export.rdf_terms import converter
 from biokg.files import atomic_path
-from biokg.rdf import converter
-from biokg.rdf_export import edges_by_type, releases, spooled
-from biokg.schema import ENTITY, GraphSchema
+from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 from biokg.streams import chunks, read_ahead
 
@@ -280,7 +279,7 @@ def export_kgx(
     (each file whole or not at all).
 
     Args:
-        sources: infores ids whose edges to export (:func:`biokg.rdf_export.source_ids`);
+        sources: infores ids whose edges to export (the CLI resolves source names to them);
             None: all. Only the nodes those edges touch are written.
 
     Raises:
@@ -299,13 +298,13 @@ def export_kgx(
         _write_edges(out_dir / f"edges.{fmt}", fmt, records, schema, report)
     else:
         touched: set[str] | None = None if sources is None else set()
-        rows = read_ahead(edges_by_type(store, sources))
+        rows = read_ahead(reader.edges_by_type(store, sources))
         records = _edge_records(rows, schema, touched)
         _write_edges(out_dir / f"edges.{fmt}", fmt, records, schema, report)
-        node_rows = _node_rows(store, touched)
+        node_rows = reader.nodes(store, touched)
         _write_nodes(out_dir / f"nodes.{fmt}", fmt, node_rows, schema, report)
     report.nodes, report.edges = report.categories.total(), report.predicates.total()
-    _write_metadata(out_dir / "graph_metadata.json", report, releases(store), fmt, schema)
+    _write_metadata(out_dir / "graph_metadata.json", report, reader.releases(store), fmt, schema)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -354,24 +353,12 @@ def _write_nodes(
             report.prefixes.update(r["id"].partition(":")[0] for r in records)
 
 
-def _node_rows(store: GraphStore, ids: set[str] | None) -> Iterator[dict[str, Any]]:
-    """Every node (``ids`` None), or only the nodes of ``ids`` (a one-source export: the nodes
-    its edges touch, looked up by id a batch at a time instead of scanning the whole graph)."""
-    if ids is None:
-        yield from spooled(store.stream(cypher.load("rdf_nodes")))
-        return
-    wanted, query = sorted(ids), cypher.load("rdf_nodes_by_id")
-    for start in range(0, len(wanted), BATCH_ROWS):
-        yield from store.read(query, {"ids": wanted[start : start + BATCH_ROWS]})
-
-
 def scanned_nodes(store: GraphStore, ids: dict[str, str]) -> Iterator[dict[str, Any]]:
     """Every entity node as ``rdf_nodes.cypher`` gives them, read with the embedded engine's SQL
-    (:meth:`GraphStore.scan_nodes`); ``ids`` is filled with each one's record id -> id as the
-    files spell it (:func:`kgx_curie`)."""
-    for row in store.scan_nodes(ENTITY, ["id", *NODE_FIELDS.values()]):
+    (:func:`biokg.export.reader.scanned_nodes`); ``ids`` is filled with each one's record id ->
+    id as the files spell it (:func:`kgx_curie`)."""
+    for row in reader.scanned_nodes(store, ["id", *NODE_FIELDS.values()]):
         ids[row.pop("rid")] = kgx_curie(row["id"])
-        row["label"] = next((label for label in row.pop("labels") if label != ENTITY), None)
         yield row
 
 
@@ -379,25 +366,30 @@ def scanned_edge_records(
     store: GraphStore, schema: GraphSchema, ids: dict[str, str]
 ) -> Iterator[dict[str, Any]]:
     """Every edge between entities as :func:`edge_record` makes it from ``rdf_edges.cypher``'s
-    rows, read with the embedded engine's SQL one type at a time (:meth:`GraphStore.scan_edges`:
-    each property schema/ declares, in the records' key order), ends mapped by ``ids``
+    rows, read with the embedded engine's SQL (:func:`biokg.export.reader.scanned_edges`: each
+    property schema/ declares, in the records' key order), ends mapped by ``ids``
     (:func:`scanned_nodes`).
 
     Raises:
         SchemaError: the graph holds a relationship type schema/ does not declare.
     """
-    for rel in store.relationship_types():
-        columns = exported_properties(schema, rel)
-        slots = [(key, EDGE_SLOTS.get(key, key)) for key in columns]
-        head = _edge_head(schema, rel, "", "")  # the same for every edge of the type
-        for row in store.scan_edges(rel, columns):
-            subject, object_ = ids.get(row["out"]), ids.get(row["in"])
-            if subject is None or object_ is None:  # an end that is not an entity
-                continue
-            record = head | {"subject": subject, "object": object_}
-            record.update({slot: row[key] for key, slot in slots if row[key] is not None})
-            record["knowledge_level"], record["agent_type"] = _knowledge_level(row["evidence"])
-            yield record
+    slots: dict[str, list[tuple[str, str]]] = {}
+    heads: dict[str, dict[str, Any]] = {}  # the same for every edge of a type
+
+    def columns(rel: str) -> list[str]:
+        keys = exported_properties(schema, rel)
+        slots[rel] = [(key, EDGE_SLOTS.get(key, key)) for key in keys]
+        heads[rel] = _edge_head(schema, rel, "", "")
+        return keys
+
+    for row in reader.scanned_edges(store, columns):
+        subject, object_ = ids.get(row["subject"]), ids.get(row["object"])
+        if subject is None or object_ is None:  # an end that is not an entity
+            continue
+        record = heads[row["type"]] | {"subject": subject, "object": object_}
+        record.update({slot: row[key] for key, slot in slots[row["type"]] if row[key] is not None})
+        record["knowledge_level"], record["agent_type"] = _knowledge_level(row["evidence"])
+        yield record
 
 
 def exported_properties(schema: GraphSchema, rel_type: str) -> list[str]:

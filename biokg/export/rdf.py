@@ -1,26 +1,25 @@
 """``biokg export rdf``: the graph, or a seed's neighbourhood, written as N-Quads or TriG.
 
-Rows are streamed from the engine into a temporary file, then written as RDF text a batch at a
-time (:class:`biokg.rdf.RdfWriter` makes N-Triples terms; no rdflib objects): N-Quads lines and
-TriG blocks (a named graph may recur; TriG merges them) concatenate into one valid document, so
-memory stays flat however large the graph. With ``sources``, only those sources' edges are
-written, and only the nodes they touch (and the seed).
+Rows are streamed from the engine (:mod:`biokg.export.reader`; nodes into a temporary file
+first), then written as RDF text a batch at a time (:class:`biokg.export.rdf_terms.RdfWriter`
+makes N-Triples terms; no rdflib objects): N-Quads lines and TriG blocks (a named graph may
+recur; TriG merges them) concatenate into one valid document, so memory stays flat however large
+the graph. With ``sources``, only those sources' edges are written, and only the nodes they
+touch (and the seed).
 """
 
 from __future__ import annotations
 
-import json
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from biokg import cypher
 from biokg.errors import AgentInputError, EntityNotFoundError
+from biokg.export import reader
+from biokg.export.rdf_terms import RdfWriter, Triple
 from biokg.files import atomic_path
-from biokg.ingest.sources import SOURCES
-from biokg.rdf import RdfWriter, Triple
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
 from biokg.streams import chunks, read_ahead
@@ -44,26 +43,6 @@ class ExportReport:
     truncated: bool = False
 
 
-def source_ids(names: Iterable[str]) -> list[str]:
-    """Infores ids of the named sources (``chembl`` or ``infores:chembl`` alike).
-
-    Raises:
-        AgentInputError: a name is no registered source.
-    """
-    by_name = {name: module.SOURCE.infores for name, module in SOURCES.items()}
-    known = set(by_name.values())
-    out = []
-    for name in names:
-        infores = by_name.get(name, name if name in known else None)
-        if infores is None:
-            raise AgentInputError(
-                f"unknown source {name!r}; known: {', '.join(sorted(by_name))} "
-                f"(or their infores ids: {', '.join(sorted(known))})"
-            )
-        out.append(infores)
-    return out
-
-
 def export_rdf(
     store: GraphStore,
     schema: GraphSchema,
@@ -77,7 +56,8 @@ def export_rdf(
     """Write the graph (or ``seed`` and what lies within ``hops`` of it) as RDF to ``out``.
 
     Args:
-        sources: infores ids whose edges to export (:func:`source_ids`); None: all.
+        sources: infores ids whose edges to export (the CLI resolves source names to them);
+            None: all.
 
     Raises:
         AgentInputError: an unknown format or ``hops`` outside 0..3.
@@ -86,16 +66,13 @@ def export_rdf(
     """
     if fmt not in FORMATS:
         raise AgentInputError(f"unknown RDF format {fmt!r}; use one of {', '.join(FORMATS)}")
-    writer = RdfWriter(schema, releases=releases(store))
+    writer = RdfWriter(schema, releases=reader.releases(store))
     truncated = False
     touched: set[str] = {seed} if seed else set()  # the ends of the edges written
     if seed is None:
-        edges: Iterator[dict[str, Any]] = read_ahead(edges_by_type(store, sources))
-        nodes: Iterator[dict[str, Any]] = (
-            spooled(store.stream(cypher.load("rdf_nodes")))
-            if sources is None
-            else _nodes_by_id(store, touched)
-        )
+        edges: Iterator[dict[str, Any]] = read_ahead(reader.edges_by_type(store, sources))
+        # a one-source export's nodes: those its edges touch, sought once they are written
+        nodes = reader.nodes(store, None if sources is None else touched)
     else:
         ids, truncated = _neighbourhood(store, seed, hops)
         edges = iter(store.read(cypher.load("rdf_edges_among"), {"ids": ids, "sources": sources}))
@@ -134,68 +111,6 @@ def _write(
             lines += [f"{graph} {{\n", *(f"{s} {p} {o} .\n" for s, p, o in triples), "}\n"]
     out.write("".join(lines).encode())
     return len(default) + sum(len(t) for t in named.values())
-
-
-def _nodes_by_id(store: GraphStore, ids: set[str]) -> Iterator[dict[str, Any]]:
-    """The nodes of ``ids``, sought by id a batch at a time once the edges are written: a
-    one-source export's nodes, which at release size are a few percent of all nodes."""
-    for batch in chunks(sorted(ids), BATCH_ROWS):
-        yield from store.read(cypher.load("rdf_nodes_by_id"), {"ids": batch})
-
-
-def edges_by_type(
-    store: GraphStore,
-    sources: list[str] | None,
-    *,
-    query: str = "rdf_edges",
-    types: list[str] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Every edge row, one relationship type per query: each engine command stays short (the
-    embedded engine stops any command running past BIOKG_COMMAND_TIMEOUT_S). ``query`` names
-    the cypher/ file (its ``-[r]->`` is given the type; ``$sources`` filters); ``types``, the
-    relationship types to read of those the graph holds (all by default)."""
-    held = store.relationship_types()
-    types = held if types is None else [rel for rel in held if rel in types]
-    if sources is not None and (written := types_written(store, sources)) is not None:
-        types = [rel for rel in types if rel in written]
-    template = cypher.load(query)
-    for rel in types:  # a type name the engine reported, quoted as a name
-        query = template.replace("-[r]->", f"-[r:`{rel.replace('`', '``')}`]->", 1)
-        yield from store.stream(query, {"sources": sources})
-
-
-def types_written(store: GraphStore, sources: list[str]) -> set[str] | None:
-    """The relationship types the current loads of ``sources`` wrote, from their recorded
-    counts; None when one of them has no such record (then every type is read and filtered)."""
-    rows = store.read(cypher.load("rdf_source_types"), {"sources": sources})
-    if {row["source"] for row in rows if row["counts"]} != set(sources):
-        return None
-    written: set[str] = set()
-    for row in rows:
-        for key, count in json.loads(row["counts"]).items():
-            kind, _, rel = key.partition(":")
-            if kind == "edges" and count:
-                written.add(rel)
-    return written
-
-
-def spooled(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """``rows`` read to the end into a temporary file first, then yielded from it: the engine's
-    command stays open only while reading (the embedded engine stops any command running past
-    BIOKG_COMMAND_TIMEOUT_S, and making RDF is slower than reading), and memory stays flat."""
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        for row in rows:
-            spool.write(json.dumps(row) + "\n")
-        spool.seek(0)
-        for line in spool:
-            yield json.loads(line)
-
-
-def releases(store: GraphStore) -> dict[tuple[str, str], dict[str, Any]]:
-    """The current load of each source, keyed by (infores id, version): what names and
-    describes each export's releases."""
-    rows = store.read(cypher.load("rdf_releases"))
-    return {(row["source"], row["version"]): row for row in rows}
 
 
 def _neighbourhood(store: GraphStore, seed: str, hops: int) -> tuple[list[str], bool]:

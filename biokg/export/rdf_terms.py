@@ -1,4 +1,4 @@
-"""The graph, or an answer's evidence, as RDF: Biolink classes and predicates, PROV-O.
+"""RDF terms for the graph (and an answer's evidence): Biolink classes and predicates, PROV-O.
 
 Shape (docs/decisions/0014-rdf-export.md says why):
 
@@ -22,7 +22,6 @@ Literals are typed (numbers, booleans, `xsd:dateTime` timestamps); a licence is 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,11 +30,9 @@ from urllib.parse import quote
 
 import bioregistry
 from curies import Converter, Record
-from rdflib import RDF, RDFS, SKOS, XSD, Graph, URIRef
-from rdflib import Literal as RdfLiteral
+from rdflib import RDF, RDFS, SKOS, XSD
 from rdflib.namespace import DCTERMS, PROV, Namespace
 
-from biokg.graph_agent.models import Answer, EvidenceEdge, EvidenceNode
 from biokg.schema import GraphSchema
 
 BIOLINK = Namespace("https://w3id.org/biolink/vocab/")
@@ -249,70 +246,3 @@ def _curie_term(curie: str) -> str:
     if prefix != "biolink":
         raise ValueError(f"{curie!r} is not a Biolink term")
     return _t(BIOLINK[local])
-
-
-def answer_graph(answer: Answer, schema: GraphSchema) -> Graph:
-    """An answer as one RDF graph: its evidence nodes and edges (each edge reified with its
-    provenance) and each claim, citing the statements and nodes it rests on."""
-    writer = RdfWriter(schema)
-    triples: list[Triple] = []
-    for node in answer.evidence.nodes:
-        triples += writer.node(_evidence_node_row(node))
-    statements = {}
-    for edge in answer.evidence.edges:
-        statements[edge.id], made = writer.edge(_evidence_edge_row(edge))
-        triples += made
-    graph = Graph()
-    _bind(graph)
-    graph.parse(data="".join(f"{s} {p} {o} .\n" for s, p, o in triples), format="nt")
-    digest = hashlib.sha1(answer.question.encode()).hexdigest()[:16]
-    subject = URIRef(f"urn:biokg:answer:{digest}")
-    graph.add((subject, RDF.type, PROV.Entity))
-    graph.add((subject, RDFS.label, RdfLiteral(answer.question)))
-    graph.add((subject, RDFS.comment, RdfLiteral(answer.summary)))
-    graph.add((subject, BIOKG.status, RdfLiteral(answer.status)))
-    for i, claim in enumerate(answer.claims, 1):
-        node = URIRef(f"{subject}#claim-{i}")
-        graph.add((subject, BIOKG.claim, node))
-        graph.add((node, RDF.type, PROV.Entity))
-        graph.add((node, RDFS.comment, RdfLiteral(claim.text)))
-        for edge_id in claim.edge_ids:
-            graph.add((node, PROV.wasDerivedFrom, URIRef(statements[edge_id][1:-1])))
-        for node_id in claim.node_ids:
-            graph.add((node, DCTERMS.references, URIRef(writer.iri(node_id)[1:-1])))
-        if claim.conflict:
-            graph.add((node, BIOKG.conflict, RdfLiteral(True, datatype=XSD.boolean)))
-    return graph
-
-
-def _evidence_node_row(node: EvidenceNode) -> dict[str, Any]:
-    return {
-        "id": node.id,
-        "label": node.label,
-        "name": node.name,
-        "synonyms": [node.symbol, *node.brand_names] if node.symbol else node.brand_names,
-        "sources": node.sources,
-    }
-
-
-def _evidence_edge_row(edge: EvidenceEdge) -> dict[str, Any]:
-    props = {
-        **edge.properties,
-        "id": edge.id,
-        "source": edge.source,
-        "source_version": edge.source_version,
-        "source_record": edge.source_record,
-    }
-    return {"subject": edge.subject, "type": edge.type, "object": edge.object, "props": props}
-
-
-def _bind(graph: Graph) -> None:
-    for prefix, namespace in (
-        ("biolink", BIOLINK),
-        ("pav", PAV),
-        ("prov", PROV),
-        ("dcterms", DCTERMS),
-        ("skos", SKOS),
-        ("biokg", BIOKG),
-    ):
-        graph.bind(prefix, namespace)

@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.cli.export import source_ids
 from biokg.errors import AgentInputError
+from biokg.export.kgx import edge_record, export_kgx, graph_curie, kgx_curie
 from biokg.ingest.sources import SOURCES
-from biokg.kgx_export import edge_record, export_kgx, graph_curie, kgx_curie
-from biokg.rdf_export import source_ids
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore

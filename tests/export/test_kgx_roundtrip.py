@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from biokg.errors import AgentInputError
-from biokg.kgx_export import edge_record, export_kgx, graph_curie, kgx_curie
+from biokg.export.kgx import edge_record, export_kgx, graph_curie, kgx_curie
 from biokg.kgx_import import edge_row, load_kgx
 from biokg.schema import load_schema
 from biokg.settings import Settings

@@ -14,10 +14,10 @@ import pytest
 
 from biokg.embedding.static import StaticEmbedder
 from biokg.errors import AgentInputError
+from biokg.export.ml import TARGET_TYPES, export_ml, has_pyg
+from biokg.export.reader import edges_by_type, scanned_edges
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.ml_export import TARGET_TYPES, export_ml, has_pyg, scanned_edges
-from biokg.rdf_export import edges_by_type
 from biokg.schema import load_schema
 from biokg.store import GraphStore
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.ingest.export import ARRAY_DELIMITER, merge_records, write_neo4j_admin_csv
+from biokg.export.neo4j_admin import ARRAY_DELIMITER, merge_records, write_neo4j_admin_csv
 from biokg.ingest.records import Records
 from biokg.schema import load_schema
 

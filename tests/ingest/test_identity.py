@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from biokg.errors import RecordValidationError
-from biokg.ingest.export import merge_records
+from biokg.export.neo4j_admin import merge_records
 from biokg.ingest.identity import (
     KNOWN_DRUG_SCHEMA,
     LISTED,

@@ -11,8 +11,10 @@ from rdflib.namespace import DCTERMS, PROV
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.cli.export import source_ids
 from biokg.errors import AgentInputError, EntityNotFoundError
-from biokg.rdf_export import export_rdf, source_ids, types_written
+from biokg.export.rdf import export_rdf
+from biokg.export.reader import types_written
 from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
