@@ -10,6 +10,7 @@ MATCH (s)-[r1]-(m:Entity)-[r2]-(o)
 WHERE m <> s AND m <> o
   AND type(r1) <> 'IS_A' AND type(r2) <> 'IS_A'
   AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
+  AND (size($through) = 0 OR type(r1) IN $through)
 WITH s, o, m, r1, r2
 LIMIT $limit
 RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name,

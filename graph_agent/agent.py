@@ -158,6 +158,7 @@ class GraphAgent:
             cue_phrases=reader.cue_phrases,
             cue_sequences=reader.cue_sequences,
             nouns=reader.nouns,
+            drug_nouns=reader.label_nouns("Drug"),
             searchers=searchers,
             judge_exact_words=settings.linking == "scored",
         )

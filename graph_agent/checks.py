@@ -69,9 +69,11 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
             for f in findings
             for e in f.edge_ids
         )
-        unjoined = not findings and not request.types
+        unjoined = not findings and (not request.types or bool(request.through))
         if (unjoined or summarising) and runner.remaining_queries > 1:
-            paths = _paths(runner, {**params, "types": []})
+            paths = _paths(
+                runner, {**params, "types": [], "through": list(request.through)}, under=broad
+            )
             findings += [_crossed(f, same_subjects, same_objects) for f in paths]
         met = {f.seed for f in findings}
         others = [
@@ -140,10 +142,12 @@ def _with_subtypes(runner: QueryRunner, ids: tuple[str, ...]) -> list[str]:
     return sorted({*ids, *(r["id"] for r in rows)})
 
 
-def _paths(runner: QueryRunner, params: dict) -> list[Finding]:
-    """Paths through one node, one finding per (subject, object, via types)."""
+def _paths(runner: QueryRunner, params: dict, *, under: bool) -> list[Finding]:
+    """Paths through one node, one finding per (subject, object, via types); ``under``: the
+    objects are broad classes, met by anything beneath them."""
     merged: dict[tuple[str, str, str], Finding] = {}
-    for row in runner.template("agent_claim_paths", params, step="claim:paths"):
+    template = "agent_claim_paths_under" if under else "agent_claim_paths"
+    for row in runner.template(template, params, step="claim:paths"):
         relation = f"{row['first']['type']}>{row['second']['type']}"
         key = (row["seed"]["id"], row["node"]["id"], relation)
         edges = [row["first"]["id"], row["second"]["id"]]

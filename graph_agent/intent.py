@@ -77,7 +77,7 @@ class Intent:
     #: every cue found, in order: the planner's paraphrase fallback reads what is left
     cues: tuple[Cue, ...] = field(default=())
     #: the question's content words that are no linked name and no relation, label, attribute
-    #: or grammar cue (kind phrases stay: "complex", "stress granule" describe the answers)
+    #: or grammar cue (kind phrases stay: "complex", "organelle" describe the answers)
     words: tuple[str, ...] = ()
     #: how many separate phrases cued relationships: one phrase may cue several types
     #: ("involved in": a gene's disease or its GO process), which chain nothing
@@ -182,6 +182,10 @@ class QuestionReader:
             for phrase in spec.value_phrases
         }
 
+    def label_nouns(self, label: str) -> set[str]:
+        """Lemmas of one label's nouns, each noun's last word (its head: "small molecule")."""
+        return {p.lemmas[-1] for p in self._phrases if p.vocabulary == "label" and p.name == label}
+
     @property
     def nouns(self) -> set[str]:
         """Lemmas of every label noun: words that may end a name ("Hunter disease")."""
@@ -268,7 +272,7 @@ class QuestionReader:
         found = _resolved(reading.matches, self._phrases, blank)
         # "the protein X", "the leaflet X", "the X protein": a noun beside a name says what the
         # name is, not what the question asks for; a plural after it is what the question
-        # asks about ("schizophrenia symptoms" are the symptoms of schizophrenia)
+        # asks about ("<disease> symptoms" are the symptoms of the disease)
         appositives = [  # right before the name ("the gene PAX6") or after it ("ABCA1 protein")
             (start, p.name, span)
             for start, p in found

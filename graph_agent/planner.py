@@ -6,7 +6,7 @@ when the question names only the kind of answer: "Which enzyme is deficient in W
 disease?" can only be ASSOCIATED_WITH), and which two-type chains lead from the entity to the
 label asked for. In order:
 
-1. **Not held**: a question whose head is a topic no source holds ("GWAS p-value", "when was X
+1. **Not held**: a question whose head is a topic no source holds ("odds ratios", "when was X
    approved") gets no research: the answer says the graph holds no such thing.
 2. **Unknown names**: a name the graph does not know in a yes/no or attribute question, or as
    the only subject, ends planning the same way ("Herceptin is not in the graph").
@@ -170,7 +170,10 @@ class DeterministicPlanner:
             return plan
         others = [m for m in (*named[1:], *(weak if strong else ())) if m.candidates]
         if intent.polar and others:
-            plan.requests += self._claim(plan.seeds[0], named[0], others, intent, focus)
+            subject, seeds = named[0], plan.seeds[0]
+            if len(others) == 1 and self._at_range_end(subject, others[0], intent):
+                subject, others, seeds = others[0], [subject], self._compatible(others[0], intent)
+            plan.requests += self._claim(seeds, subject, others, intent, focus)
             return plan
         if intent.kind == "path" and len(named) >= 2:
             plan.requests.append(
@@ -405,6 +408,14 @@ class DeterministicPlanner:
         joining = self._joining(here, there)
         cued = [t for t in intent.relations if t in joining]
         types = tuple(cued or joining)
+        # "Does <drug> target a kinase?": the named relationship leaves the subject for genes,
+        # and the claim's object is a class of what those genes do
+        leaving = (
+            t
+            for t in intent.relations
+            if any(here & set(a) for _, a, _ in _ends(self.schema.types[t]))
+        )
+        through = () if cued else tuple(leaving)
         objects = tuple(dict.fromkeys(c.id for m in others for c in m.candidates))
         # no such edge: what the graph holds about the subject on the relationships the
         # question names ("linked", for a gene: its diseases), then on those joining the kinds
@@ -426,6 +437,7 @@ class DeterministicPlanner:
                 types,
                 negated=intent.negated,
                 held=held,
+                through=through,
                 why="checks a stated relation",
             )
         ]
@@ -532,6 +544,23 @@ class DeterministicPlanner:
             for here in labels
             for there in labels
         )
+
+    def _at_range_end(self, first: Mention, other: Mention, intent: Intent) -> bool:
+        """The first-named side of a claim stands only where the relationship ends ("Is
+        <phenotype> a feature of <disease>?": HAS_PHENOTYPE runs from the disease). The claim
+        is checked from the other side, so that the first side's subtypes count and what the
+        graph holds is told about the side the relationship describes."""
+        here = {c.label for c in first.candidates}
+        there = {c.label for c in other.candidates}
+        joining = self._joining(here, there)
+        types = [t for t in intent.relations if t in joining] or joining
+        ways = [
+            outgoing
+            for t in types
+            for outgoing, a, b in _ends(self.schema.types[t])
+            if here & set(a) and there & set(b) and set(a) != set(b)
+        ]
+        return bool(ways) and not any(ways)
 
     def _joining(self, here: set[str], there: set[str]) -> list[str]:
         """Relationship types that join a label in ``here`` to one in ``there``."""

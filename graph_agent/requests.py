@@ -119,13 +119,17 @@ class Intersection(Request):
 class ClaimCheck(Request):
     """A yes/no question or a statement: is there an edge, or a two-hop path, between the
     subjects and the objects (objects' subtypes included)? ``held``: the relationships to show
-    for subjects the claim does not hold for, when it holds for others (an ambiguous name)."""
+    for subjects the claim does not hold for, when it holds for others (an ambiguous name).
+    ``through``: relationships the question names that leave the subjects but reach no
+    object's kind; a path whose first step takes one meets the claim (a drug "targets a
+    kinase" when its target gene has a kinase function)."""
 
     subjects: tuple[str, ...]
     objects: tuple[str, ...]
     types: tuple[str, ...] = ()
     negated: bool = False
     held: tuple[Relation, ...] = ()
+    through: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,10 @@ from biokg.files import atomic_path, made_once
 from biokg.names import name_key
 
 #: Zipf frequency (log10 of uses per billion words) from which a word counts as common English:
-#: "lead" 5.2, "severe" 4.6, "chronic" 4.2, "cancer" 4.9 are common; "myopia" 2.6,
-#: "polymerase" 3.0, "localized" 3.4 are not.
+#: "chronic" (4.2) is common, "polymerase" (3.0) is not.
 COMMON_ZIPF = 4.0
 #: From here a word is everyday English, met once in a million words or more: "sting" 3.8,
-#: "ret" 3.2; gene symbols written in lower case are rarer ("dmd" 2.5, "apoe" 2.0).
+#: "ret" 3.2; gene symbols written in lower case are rarer ("apoe" 2.0).
 EVERYDAY_ZIPF = 3.0
 
 #: Function and question words: never linked on their own (English; short on purpose).
@@ -126,10 +125,9 @@ def designator(key: str) -> bool:
 
 def mention_key(text: str) -> str:
     """The lexicon key of a name: :func:`name_key` with possessives dropped, Greek letters
-    spelt out, accents dropped and Roman type numbers written as digits, so that "Cornelia de
-    Lange's syndrome", "Crohn disease", "5α-reductase", "Behcet disease" and "multiple
-    endocrine neoplasia type 2B" meet "Cornelia de Lange syndrome", "Crohn's disease",
-    "5-alpha-reductase", "Behçet disease" and "Multiple endocrine neoplasia, type IIB"."""
+    spelt out, accents dropped and Roman type numbers written as digits: a name written with
+    or without a possessive, a Greek letter spelt or not, accents or none, and a type number
+    in Roman or Arabic digits has one key."""
     key = name_key(_unaccented(_GREEK.sub(_spelt_out, _POSSESSIVE.sub("", text))))
     return numbered(key)
 
@@ -141,8 +139,8 @@ def numbered(key: str) -> str:
 
 
 def _unaccented(text: str) -> str:
-    """Letters without their accents: "Behçet", "Sjögren" and "Ménière" meet the plain
-    spellings people type ("Behcet disease"); a name_key alone drops the letter."""
+    """Letters without their accents: an accented name meets the plain spelling people type;
+    a name_key alone drops the letter."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
@@ -154,7 +152,8 @@ _GREEK_QUALIFIER = re.compile(_GREEK_LETTER + "\\d*")
 
 
 def _greek_name(letter: str) -> str:
-    """ "α" → "alpha", "Σ" and "ς" → "sigma", "µ" → "mu", "λ" → "lambda" (Unicode: "LAMDA")."""
+    """A Greek letter's English name, as Unicode names it, but "mu" for the micro sign and
+    "lambda" for Unicode's "LAMDA"."""
     name = unicodedata.name(letter, "").split()
     spelt = "mu" if name == ["MICRO", "SIGN"] else name[-1].lower() if name else ""
     return "lambda" if spelt == "lamda" else spelt

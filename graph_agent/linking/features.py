@@ -35,7 +35,7 @@ _KINDS = {
     "vector": "vector",
 }
 #: Ways of finding a candidate that guess: the rest match a key exactly. A key that is a form
-#: GO's naming implies (``derived``: "beta1-adrenergic receptors" for the receptor activity)
+#: GO's naming implies (``derived``: "insulin receptors" for the receptor activity)
 #: is exact but no name of the node's own, so the scorer judges it as it judges a guess: the
 #: question's relationship may ask for the gene product, not the function.
 GUESS_RULES = frozenset({"fuzzy", "fulltext", "vector", "derived"})

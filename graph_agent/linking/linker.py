@@ -86,6 +86,7 @@ class EntityLinker:
         cue_phrases: Iterable[str] = (),
         cue_sequences: Iterable[tuple[str, ...]] = (),
         nouns: Iterable[str] = (),
+        drug_nouns: Iterable[str] = (),
         searchers: Iterable[Searcher] = (),
         scorer: LinkScorer | None = None,
         judge_exact_words: bool = False,
@@ -103,6 +104,8 @@ class EntityLinker:
         #: words that are a whole cue alone ("id"): never a name, however written
         self.cues = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_phrases)
         self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
+        #: the head nouns of kinds of drugs ("inhibitor", "medicine")
+        self.drug_nouns = frozenset(drug_nouns)
         self.sequences = frozenset(cue_sequences)  # cues of several words ("go term")
         self.finder = CandidateFinder(lexicon, searchers)
         self.speller = Speller(lexicon, self._ignorable)
@@ -169,6 +172,7 @@ class EntityLinker:
             for i in range(span.start, span.end):
                 rejected[i] = closest([*rejected.get(i, ()), *span.rejected])
         spans = restatements_merged(tokens, [s for s in spans if s.candidates])
+        spans = self._acted_on(question, tokens, spans)
         mentions = [self._mention(question, tokens, span) for span in spans]
         covered = {i for s in spans for i in range(s.start, s.end)} | kind
         for i in covered:
@@ -186,6 +190,26 @@ class EntityLinker:
     def _ignorable(self, key: str) -> bool:
         """A stop, grammar or cue word (compared as written and by lemma): no name alone."""
         return key in self.ignored or words.lemma(key) in self.ignored
+
+    def _acted_on(self, question: Question, tokens: list[Token], spans: list[Span]) -> list[Span]:
+        """In a yes/no question about a drug, "a <X> <drug noun>" (a kind of drug named by
+        what it acts on or is for: "a kinase inhibitor", "a diabetes medicine") claims the drug
+        is related to X, so the words before the noun name the claim's object: linked alone
+        when they name something, not as a whole name of another kind of node (GO's "kinase
+        inhibitor activity" is a protein's, not a drug's)."""
+        drug_first = spans and {c.label for c in spans[0].candidates} == {"Drug"}
+        if not (question.polar and drug_first and self.drug_nouns):
+            return spans
+        out = spans[:1]
+        for span in spans[1:]:
+            head = span.end - 1
+            if span.end - span.start > 1 and words.lemma(tokens[head].key) in self.drug_nouns:
+                acted = tokens[span.start : head]
+                found = self.finder.named(question.span_text(span.start, head), acted)
+                if found:
+                    span = Span(span.start, head, found, weak=self._weak(acted, found))
+            out.append(span)
+        return out
 
     def _predicate_noun(self, question: Question, tokens: list[Token], i: int) -> bool:
         """A label noun after "a"/"an" in a yes/no question ("Is BRCA1 a kinase?", "X is an
@@ -436,14 +460,14 @@ class EntityLinker:
                 self._ignorable_or_number(tokens[start].key)
                 or (start in modifiers and start + 1 < end)
             ):
-                start += 1  # "five signs of", "chronic angina": no name yet
+                start += 1  # "five signs of", "<common word> <name>": no name yet
             while end > start and self._ignorable(tokens[end - 1].key):
                 if words.lemma(tokens[end - 1].key) in self.nouns:
-                    break  # "Hunter's disease": a noun may end a name
+                    break  # "<Eponym>'s disease": a noun may end a name
                 end -= 1  # "imatinib treats": a verb does not
             run = tokens[start:end]
             if all(self._ignorable_or_number(t.key) for t in run):
-                continue  # "protein function": question words, no name
+                continue  # "gene product": question words, no name
             if any(_CURIE.fullmatch(t.text) for t in run):
                 continue  # an identifier not in the graph is unknown, not a phrase
             text = question.span_text(start, end)
@@ -477,7 +501,7 @@ class EntityLinker:
             if guessed and len(run) == 1 and words.looks_like_a_name(run[0].text):
                 continue  # "Herceptin" near "visual perception": an unknown name, not a guess
             if guessed and self._another_proper_name(run, candidates):
-                continue  # "Eagle-Barrett syndrome" near "Cohen syndrome": another eponym
+                continue  # an unknown "<A>-<B> syndrome" near "<C> syndrome": another eponym
             if candidates:
                 out.append(Span(start, end, candidates, weak=guessed))
         return out
@@ -485,7 +509,7 @@ class EntityLinker:
     def _another_proper_name(self, run: list[Token], candidates: list[Candidate]) -> bool:
         """Whether the run is written as a proper name (capitalised words besides cues) that
         no candidate's name holds whole: names carry no meaning, so a guess by meaning, by the
-        cue word ("syndrome") or by half the name ("Barrett esophagus" for "Eagle-Barrett
+        cue word ("syndrome") or by half the name ("<B> esophagus" for "<A>-<B>
         syndrome") names another entity."""
         proper = {
             words.stem(w)

@@ -97,8 +97,8 @@ def _region(token: Token) -> tuple[bool, bool]:
 
 
 def inside_an_eponym(question: Question, tokens: list[Token], start: int) -> bool:
-    """Whether a span would start inside a double-barrelled name: "Barrett syndrome" of
-    "Eagle-Barrett syndrome", "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised
+    """Whether a span would start inside a double-barrelled name: "Lemli-Opitz syndrome"
+    of "Smith-Lemli-Opitz syndrome", "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised
     pieces joined by a dash are one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
     if start == 0:
         return False

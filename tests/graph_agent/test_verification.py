@@ -12,6 +12,8 @@ SAME_AS joins two records of one disease under one name, and label sections are 
 from __future__ import annotations
 
 import itertools
+import random
+import re
 from dataclasses import dataclass
 
 from biokg.graph_agent.agent import GraphAgent
@@ -198,4 +200,119 @@ def test_a_gene_is_verified_against_a_class_its_label_noun_names(
             if (answer.verdict or "none") != expected:
                 wrong.append((row["symbol"], noun, answer.verdict, expected))
     assert checked >= 12, checked
-    assert wrong == []
+    assert wrong == [], wrong
+
+
+#: A disease's phenotype P and a parent Q of P the disease is not annotated with directly.
+_PARENT_OF_FEATURE = """
+MATCH (d:Disease)-[r:HAS_PHENOTYPE]->(:Phenotype)-[:IS_A]->(q:Phenotype)
+WHERE coalesce(r.negated, false) = false AND size(d.name) <= $max AND size(q.name) <= $max
+  AND NOT (d)-[:HAS_PHENOTYPE]->(q)
+RETURN DISTINCT d.id AS subject, d.name AS subject_name, q.id AS object, q.name AS object_name
+ORDER BY subject, object
+LIMIT 400
+"""
+
+
+def test_a_class_named_before_its_subject_is_met_by_its_subtypes(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    """A phenotype asked of a disease, the phenotype first: the relationship runs from the
+    disease, so the phenotype's subtypes meet the claim; a phenotype nothing
+    under which the disease has gives no verdict, never a list of the phenotype's diseases."""
+    shared = {row["name"] for row in agent_graph.read(_SHARED_NAMES)}
+    rows = [
+        r
+        for r in agent_graph.read(_PARENT_OF_FEATURE, {"max": MAX_NAME})
+        if not {r["subject_name"].lower(), r["object_name"].lower()} & shared
+    ]
+    rng = random.Random(20261207)
+    held = rng.sample(rows, 4)
+    asked = {"yes": [], "none": []}
+    for row, other in zip(held, rng.sample(rows, 8), strict=False):
+        asked["yes"].append(row)
+        if not _under(agent_graph, "HAS_PHENOTYPE", row["subject"], other["object"]):
+            asked["none"].append(
+                {**row, "object": other["object"], "object_name": other["object_name"]}
+            )
+    assert asked["none"], "no phenotype outside a sampled disease's annotations"
+    wrong = []
+    for expected, group in asked.items():
+        for row in group:
+            answer = agent.ask(f"Is {row['object_name']} a feature of {row['subject_name']}?")
+            cited = {n for claim in answer.claims for n in claim.node_ids}
+            if (answer.verdict or "none") != expected:
+                wrong.append((row["object_name"], row["subject_name"], answer.verdict))
+            elif expected == "yes":
+                assert row["subject"] in cited, answer.summary
+            else:  # what the graph holds is told about the disease
+                assert f"for {row['subject_name']}" in answer.summary, answer.summary
+    assert wrong == [], wrong
+
+
+#: A drug, and a molecular function class one of its targets has (GO's "<product> activity",
+#: one word before "activity": what people call the target, "a kinase").
+_TARGET_CLASSES = """
+MATCH (d:Drug)-[:TARGETS]->(:Gene)-[:ANNOTATED_WITH]->(:GOTerm {namespace: 'molecular_function'})
+      -[:IS_A*0..8]->(c:GOTerm)
+WHERE c.name =~ '[a-z]+ activity' AND size(d.name) <= 30
+RETURN DISTINCT d.id AS drug, toLower(d.name) AS drug_name, c.id AS class,
+       substring(c.name, 0, size(c.name) - 9) AS noun
+ORDER BY drug, class
+"""
+#: The agent noun of a drug's action on a target under the class ("inhibitor" of INHIBITOR).
+_TARGET_ACTIONS = """
+UNWIND $pairs AS pair
+MATCH (d:Drug {id: pair[0]})-[r:TARGETS]->(:Gene)-[:ANNOTATED_WITH]->(:GOTerm)
+      -[:IS_A*0..8]->(:GOTerm {id: pair[1]})
+WHERE r.action_type IN ['INHIBITOR', 'ANTAGONIST', 'AGONIST', 'BLOCKER']
+RETURN DISTINCT pair[0] AS drug, pair[1] AS class, r.action_type AS action
+"""
+#: A word of that shape that is an adjective ("catalytic activity") names no product.
+_ADJECTIVE = re.compile(r".*(ic|al|ous|ive|ory|ar)")
+
+
+def test_a_drug_is_verified_against_a_class_of_targets(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    """ "Does <drug> target a <class>?": no edge joins a drug to a GO function, so the claim is
+    met by a path, the drug's target gene annotated with the class or a function under it; a
+    class none of its targets has gives no verdict."""
+    store, _ = cross_source_graph
+    rows = [r for r in store.read(_TARGET_CLASSES) if not _ADJECTIVE.fullmatch(r["noun"])]
+    held: dict[str, set[str]] = {}
+    for row in rows:
+        held.setdefault(row["drug"], set()).add(row["class"])
+    nouns = {row["class"]: row["noun"] for row in rows}
+    rng = random.Random(20261207)
+    picked = rng.sample(rows, min(len(rows), 8))
+    asked = [(row, row["class"], "yes") for row in picked]
+    asked += [
+        (row, other, "none")
+        for row in picked
+        for other in rng.sample(sorted(nouns.keys() - held[row["drug"]]), 1)
+    ]
+    # the class as the drug's kind ("a kinase inhibitor"), the action from its TARGETS edges
+    actions = {
+        (r["drug"], r["class"]): r["action"].lower()
+        for r in store.read(_TARGET_ACTIONS, {"pairs": [[r["drug"], r["class"]] for r in picked]})
+    }
+    wrong = []
+    for i, (row, term, expected) in enumerate(asked):
+        noun = nouns[term]
+        article = "an" if noun[0] in "aeiou" else "a"
+        # a class it does not target is asked with what the drug does to the targets it has
+        action = actions.get((row["drug"], term)) or actions.get((row["drug"], row["class"]))
+        if i % 2 and action:
+            question = f"Is {row['drug_name']} {article} {noun} {action}?"
+        else:
+            question = f"Does {row['drug_name']} target {article} {noun}?"
+        answer = cross_source_agent.ask(question)
+        linked = {c.id for m in answer.mentions for c in m.candidates}
+        if term not in linked or (answer.verdict or "none") != expected:
+            wrong.append((question, expected, answer.verdict, sorted(linked)))
+        elif expected == "yes":  # cited: the drug's target edge and the gene's annotation
+            cited = {e for claim in answer.claims for e in claim.edge_ids}
+            assert len(cited) >= 2, answer.summary
+    assert len(asked) >= 12, asked
+    assert wrong == [], wrong
