@@ -549,9 +549,13 @@ class DeterministicPlanner:
         """The first-named side of a claim stands only where the relationship ends ("Is
         <phenotype> a feature of <disease>?": HAS_PHENOTYPE runs from the disease). The claim
         is checked from the other side, so that the first side's subtypes count and what the
-        graph holds is told about the side the relationship describes."""
+        graph holds is told about the side the relationship describes. A name of several
+        kinds of node ("SOD": a gene, a GO function, a disease) stays the object: the check
+        looks for any of them, while a subject is answered for each node it may mean."""
         here = {c.label for c in first.candidates}
         there = {c.label for c in other.candidates}
+        if len(there) != 1:
+            return False
         joining = self._joining(here, there)
         types = [t for t in intent.relations if t in joining] or joining
         ways = [
