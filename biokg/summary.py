@@ -30,11 +30,16 @@ def graph_summary(store: GraphStore) -> dict[str, Any]:
 def merge_summary(store: GraphStore) -> dict[str, Any]:
     """Where sources met (``biokg status --merges``): per label, nodes per source and nodes
     asserted by 1..n sources; drug merges by rule and the disease bridge by mapping set, with
-    conflicts and what stayed unmatched (from the reports kept with each current load)."""
-    from biokg.ingest.bridge import INFORES
-
+    conflicts and what stayed unmatched (from the reports kept with each current load). The
+    bridge is the load whose report counts diseases bridged: its infores id is read from the
+    graph, not from the ingest pipeline."""
+    reports = {
+        r["source"]: json.loads(r["report"])
+        for r in store.read(cypher.load("status_merge_reports"))
+    }
+    infores = next((s for s, r in reports.items() if "diseases_bridged" in r), None)
     labels: dict[str, dict[str, Any]] = {}
-    for row in store.read(cypher.load("status_merges"), {"bridge": INFORES}):
+    for row in store.read(cypher.load("status_merges"), {"bridge": infores}):
         entry = labels.setdefault(row["label"], {"nodes": 0, "per_source": {}, "by_sources": {}})
         sources = sorted(set(row["sources"] or []))
         entry["nodes"] += row["nodes"]
@@ -42,11 +47,7 @@ def merge_summary(store: GraphStore) -> dict[str, Any]:
             entry["per_source"][source] = entry["per_source"].get(source, 0) + row["nodes"]
         key = str(len(sources))
         entry["by_sources"][key] = entry["by_sources"].get(key, 0) + row["nodes"]
-    reports = {
-        r["source"]: json.loads(r["report"])
-        for r in store.read(cypher.load("status_merge_reports"))
-    }
-    bridge = reports.pop(INFORES, None)
+    bridge = reports.pop(infores, None)
     if bridge:
         bridge["diseases_unbridged"] = {
             prefix: total - bridge["diseases_bridged"].get(prefix, 0)
