@@ -18,9 +18,9 @@ fields), as JSON Lines or TSV. What maps to what, and why: docs/decisions/0022-k
 Rows are streamed (edges one relationship type per query, read ahead by a worker thread; nodes
 spooled) and written as they come, so memory stays flat. With ``sources``, only those sources'
 edges are written, and only the nodes they touch. A whole-graph export on the embedded engine
-reads with ArcadeDB's SQL in pages by record id (:func:`biokg.export.reader.scanned_edges`), ends
-mapped to ids from one node scan held in memory (about 100 bytes a node): 2-3 times the rows per
-second of Cypher over Bolt, which Neo4j and one-source exports keep (decisions 0022, 0033).
+reads with ArcadeDB's SQL in pages by record id (:mod:`biokg.export.reader`), ends mapped to
+ids from one node scan held in memory (about 100 bytes a node): 2-3 times the rows per second of
+Cypher over Bolt, which Neo4j and one-source exports keep (decisions 0022, 0033).
 """
 
 from __future__ import annotations
@@ -366,30 +366,25 @@ def scanned_edge_records(
     store: GraphStore, schema: GraphSchema, ids: dict[str, str]
 ) -> Iterator[dict[str, Any]]:
     """Every edge between entities as :func:`edge_record` makes it from ``rdf_edges.cypher``'s
-    rows, read with the embedded engine's SQL (:func:`biokg.export.reader.scanned_edges`: each
-    property schema/ declares, in the records' key order), ends mapped by ``ids``
-    (:func:`scanned_nodes`).
+    rows, read with the embedded engine's SQL a type at a time
+    (:func:`biokg.export.reader.scanned_edge_types`: each property schema/ declares, in the
+    records' key order), ends mapped by ``ids`` (:func:`scanned_nodes`).
 
     Raises:
         SchemaError: the graph holds a relationship type schema/ does not declare.
     """
-    slots: dict[str, list[tuple[str, str]]] = {}
-    heads: dict[str, dict[str, Any]] = {}  # the same for every edge of a type
-
-    def columns(rel: str) -> list[str]:
-        keys = exported_properties(schema, rel)
-        slots[rel] = [(key, EDGE_SLOTS.get(key, key)) for key in keys]
-        heads[rel] = _edge_head(schema, rel, "", "")
-        return keys
-
-    for row in reader.scanned_edges(store, columns):
-        subject, object_ = ids.get(row["subject"]), ids.get(row["object"])
-        if subject is None or object_ is None:  # an end that is not an entity
-            continue
-        record = heads[row["type"]] | {"subject": subject, "object": object_}
-        record.update({slot: row[key] for key, slot in slots[row["type"]] if row[key] is not None})
-        record["knowledge_level"], record["agent_type"] = _knowledge_level(row["evidence"])
-        yield record
+    scanned = reader.scanned_edge_types(store, lambda rel: exported_properties(schema, rel))
+    for rel, rows in scanned:
+        slots = [(key, EDGE_SLOTS.get(key, key)) for key in exported_properties(schema, rel)]
+        head = _edge_head(schema, rel, "", "")  # the same for every edge of the type
+        for row in rows:
+            subject, object_ = ids.get(row["out"]), ids.get(row["in"])
+            if subject is None or object_ is None:  # an end that is not an entity
+                continue
+            record = head | {"subject": subject, "object": object_}
+            record.update({slot: row[key] for key, slot in slots if row[key] is not None})
+            record["knowledge_level"], record["agent_type"] = _knowledge_level(row["evidence"])
+            yield record
 
 
 def exported_properties(schema: GraphSchema, rel_type: str) -> list[str]:

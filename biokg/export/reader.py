@@ -100,14 +100,23 @@ def scanned_nodes(store: GraphStore, columns: Sequence[str]) -> Iterator[dict[st
         yield row
 
 
+def scanned_edge_types(
+    store: GraphStore, columns: Callable[[str], Sequence[str]]
+) -> Iterator[tuple[str, Iterator[dict[str, Any]]]]:
+    """Each relationship type the graph holds, with its edges as ``{"out", "in", *columns(type)}``
+    (ends as record ids, as :func:`scanned_nodes` gives them; None where an edge lacks a
+    property), read with the embedded engine's SQL (:meth:`GraphStore.scan_edges`). A type at a
+    time, so a writer sets up what is the same for every edge of it once, not once an edge."""
+    for rel in store.relationship_types():
+        yield rel, store.scan_edges(rel, columns(rel))
+
+
 def scanned_edges(
-    store: GraphStore, columns: Callable[[str], Sequence[str]] = lambda rel: ("id", "source")
+    store: GraphStore, columns: Sequence[str] = ("id", "source")
 ) -> Iterator[dict[str, Any]]:
     """Every edge of every type the graph holds, as :func:`edges_by_type` gives them but with
-    the ends as record ids (as :func:`scanned_nodes` gives them) and the properties
-    ``columns(type)`` flat (None where an edge has none), read with the embedded engine's SQL
-    (:meth:`GraphStore.scan_edges`)."""
-    for rel in store.relationship_types():
-        for row in store.scan_edges(rel, columns(rel)):
+    the ends as record ids and the properties ``columns`` flat (:func:`scanned_edge_types`)."""
+    for rel, rows in scanned_edge_types(store, lambda _: columns):
+        for row in rows:
             row["subject"], row["object"], row["type"] = row.pop("out"), row.pop("in"), rel
             yield row
