@@ -41,6 +41,7 @@ import orjson
 from biokg.errors import AgentInputError
 from biokg.export import reader
 from biokg.export.rdf_terms import converter
+from biokg.export.report import WriteReport
 from biokg.files import atomic_path
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
@@ -101,23 +102,15 @@ BATCH_ROWS = 5_000
 
 
 @dataclass
-class KgxReport:
-    """What an export wrote, and how long it took."""
+class KgxReport(WriteReport):
+    """What a KGX export wrote, and how long it took."""
 
-    nodes: int = 0
-    edges: int = 0
-    seconds: float = 0.0
     categories: Counter[str] = field(default_factory=Counter)
     predicates: Counter[str] = field(default_factory=Counter)
     #: edges per primary knowledge source
     sources: Counter[str] = field(default_factory=Counter)
     #: the prefixes of the node ids written (as the files spell them)
     prefixes: set[str] = field(default_factory=set)
-
-    @property
-    def edges_per_s(self) -> float:
-        """Edges written per second of the whole export (nodes and metadata included)."""
-        return self.edges / self.seconds if self.seconds else 0.0
 
 
 def kgx_curie(curie: str) -> str:

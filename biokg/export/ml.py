@@ -46,6 +46,7 @@ import polars as pl
 from biokg import cypher
 from biokg.errors import AgentInputError
 from biokg.export import reader
+from biokg.export.report import WriteReport
 from biokg.files import atomic_path
 from biokg.schema import GraphSchema
 from biokg.store import GraphStore
@@ -76,23 +77,15 @@ EDGE_SCHEMA = {
 
 
 @dataclass
-class MlReport:
-    """What an ML export wrote."""
+class MlReport(WriteReport):
+    """What an ML export wrote, and how long it took."""
 
-    nodes: int = 0
-    edges: int = 0
     embedded: int = 0
-    seconds: float = 0.0
     labels: Counter[str] = field(default_factory=Counter)
     types: Counter[str] = field(default_factory=Counter)
     splits: Counter[str] = field(default_factory=Counter)
     held_out_diseases: int = 0
     hetero_data: bool = False
-
-    @property
-    def edges_per_s(self) -> float:
-        """Edges written per second of the whole export."""
-        return self.edges / self.seconds if self.seconds else 0.0
 
 
 def export_ml(
