@@ -35,6 +35,14 @@ ROWS = [
         "symbol": "HELLS",
         "synonyms": ["helicase", "LSH", "PASG"],
     },
+    {"id": "GO:0008233", "label": "GOTerm", "name": "peptidase activity", "namespace": MF,
+     "synonyms": ["protease activity"]},
+    {"id": "NCBIGene:100616101", "label": "Gene", "name": "endogenous retrovirus group K member 9",
+     "symbol": "ERVK-9", "synonyms": ["Protease"]},
+    {"id": "GO:0005183", "label": "GOTerm", "namespace": MF,
+     "name": "gonadotropin hormone-releasing hormone activity", "synonyms": ["GnRH activity"]},
+    {"id": "NCBIGene:2796", "label": "Gene", "name": "gonadotropin releasing hormone 1",
+     "symbol": "GNRH1", "synonyms": ["GNRH", "LHRH"]},
     {"id": "NCBIGene:1027", "label": "Gene", "name": "cyclin dependent kinase inhibitor 1B",
      "symbol": "CDKN1B"},
     {"id": "HP:0001250", "label": "Phenotype", "name": "Seizure"},
@@ -94,8 +102,10 @@ def test_a_drug_kind_names_what_it_acts_on(
 
 def test_a_plain_word_alias_that_names_a_class_is_the_class(lexicon: Lexicon) -> None:
     assert [(e.id, e.rule) for e in lexicon.by_key["helicase"]] == [("GO:0004386", "derived")]
-    # the gene keeps its other aliases
+    assert [(e.id, e.rule) for e in lexicon.by_key["protease"]] == [("GO:0008233", "derived")]
+    # the gene keeps its other aliases, and an abbreviation stays a name
     assert [e.id for e in lexicon.by_key["lsh"]] == ["NCBIGene:164045"]
+    assert "NCBIGene:2796" in {e.id for e in lexicon.by_key["gnrh"]}
 
 
 def test_a_claim_is_checked_from_where_its_relationship_starts(
