@@ -14,14 +14,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import session_graph
 import worker_groups
 from hpo_slice import slice_obo
 from own_graph import TEST_DATA, fresh_graph_settings, release, share_test_data
 from xdist.remote import Producer
+from xdist.workermanage import WorkerController
 
 from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.static import StaticEmbedder
 from biokg.graph_agent.agent import GraphAgent
+from biokg.graph_agent.diagnosis.load import phenotype_index
+from biokg.graph_agent.lexicon import Lexicon
 from biokg.ingest.build import build
 from biokg.ingest.offline.go_corpus import build_offline_corpus
 from biokg.settings import Settings
@@ -30,7 +34,8 @@ from biokg.store.embedded import free_port
 
 
 @pytest.fixture(scope="session")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def session_home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings of the session graph's home, before its engine starts."""
     home = tmp_path_factory.mktemp("biokg-home")
     return share_test_data(
         Settings.from_env(
@@ -45,9 +50,26 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def store(settings: Settings) -> Iterator[GraphStore]:
-    with GraphStore.connect(settings) as graph:
+def store(session_home: Settings, request: pytest.FixtureRequest) -> Iterator[GraphStore]:
+    """The session graph's store. On a pytest-xdist worker its graph comes with AGENT_SOURCES
+    built: by the first worker to get here, copied by the others (tests/session_graph.py)."""
+    if hasattr(request.config, "workerinput"):
+        graph = session_graph.connect_built(
+            session_home,
+            Path(request.config.workerinput[SNAPSHOT]),
+            lambda built: _build_shared_graph(built, session_home),
+        )
+    else:
+        graph = GraphStore.connect(session_home)
+    with graph:
         yield graph
+
+
+@pytest.fixture(scope="session")
+def settings(session_home: Settings, store: GraphStore) -> Settings:
+    """The session graph's settings, its engine started (and, on a pytest-xdist worker, its
+    graph built), so that a CLI test's first command finds the session engine running."""
+    return session_home
 
 
 @pytest.fixture
@@ -96,8 +118,22 @@ AGENT_SOURCES = ("hpo", "chembl", "openfda")
 @pytest.fixture(scope="session")
 def agent_graph(store: GraphStore, settings: Settings) -> GraphStore:
     """The session graph with AGENT_SOURCES loaded through the real build (unchanged: skipped)."""
-    build(store, settings, AGENT_SOURCES, sample=True)
+    _build_agent_graph(store, settings)
     return store
+
+
+def _build_agent_graph(store: GraphStore, settings: Settings) -> None:
+    """AGENT_SOURCES through the real build, and the agent's lexicon of the graph they make."""
+    build(store, settings, AGENT_SOURCES, sample=True)
+    Lexicon.load(store, settings.cache_dir)
+
+
+def _build_shared_graph(store: GraphStore, settings: Settings) -> None:
+    """The session graph as every worker's tests use it, made once for the snapshot: the agent
+    graph, and the diagnosis index cached in its home (~30 s of CPU where a worker reads it
+    from the graph)."""
+    _build_agent_graph(store, settings)
+    phenotype_index(store, settings.cache_dir)
 
 
 @pytest.fixture(scope="session")
@@ -136,6 +172,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if selected or config.args_source == pytest.Config.ArgsSource.ARGS:
         return 0
     return 2 if len(os.sched_getaffinity(0)) >= 2 else 0
+
+
+#: Where a worker finds the folder of the session graph's snapshot (its ``workerinput``).
+SNAPSHOT = "biokg_session_graph"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: WorkerController) -> None:
+    """Each worker of a distributed run is told the folder they share the session graph in."""
+    node.workerinput[SNAPSHOT] = str(worker_groups.snapshot_folder(node.config))
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before pytest-xdist's own

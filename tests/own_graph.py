@@ -131,15 +131,21 @@ class GraphPool:
     def _command(self, command: str) -> None:
         """A server command (create or drop a database) through the engine's HTTP API."""
         assert self._engine is not None
-        token = base64.b64encode(f"root:{self._engine.embedded_password}".encode()).decode()
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{self._engine.http_port}/api/v1/server",
-            data=json.dumps({"command": command}).encode(),
-            headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=120) as reply:
-            reply.read()
+        engine_post(self._engine, "server", {"command": command})
+
+
+def engine_post(settings: Settings, endpoint: str, payload: dict) -> dict:
+    """POST ``payload`` to the embedded engine's HTTP API at ``/api/v1/<endpoint>`` (a server
+    command, or an SQL command of a database) as root; returns the JSON reply."""
+    token = base64.b64encode(f"root:{settings.embedded_password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{settings.http_port}/api/v1/{endpoint}",
+        data=json.dumps(payload).encode(),
+        headers={"Authorization": f"Basic {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=300) as reply:
+        return json.loads(reply.read())
 
 
 #: The run's pool of started graphs (:func:`fresh_graph_settings` with ``started``).
