@@ -132,6 +132,11 @@ def sources_column(release: Release) -> pl.Expr:
     return pl.lit([release.source], dtype=pl.List(pl.String)).alias("sources")
 
 
+def node_columns(label: str, release: Release, schema: GraphSchema | None = None) -> list[pl.Expr]:
+    """What every node ``release`` asserts carries: its label's category and this source."""
+    return [category_column(label, schema), sources_column(release)]
+
+
 def finalize_edges(frame: pl.DataFrame, rel_type: str, schema: GraphSchema) -> pl.DataFrame:
     """Edges with deterministic ids (first column), rows asserting the same edge merged (see
     :func:`_merge_duplicates`)."""

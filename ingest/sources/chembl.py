@@ -48,14 +48,7 @@ from biokg.files import atomic_path
 from biokg.ingest.offline.chembl import build_chembl_sqlite
 from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file
 from biokg.ingest.online.download import download, mirrored
-from biokg.ingest.records import (
-    Records,
-    Release,
-    category_column,
-    finalize_edges,
-    provenance_columns,
-    sources_column,
-)
+from biokg.ingest.records import Records, Release, finalize_edges, node_columns, provenance_columns
 from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import GraphSchema, load_schema
 
@@ -379,8 +372,7 @@ def _drugs(
             pl.col("pref_name").alias("name"),
             pl.col("synonyms").fill_null(empty),
             pl.col("xrefs").fill_null(empty),
-            category_column("Drug"),
-            sources_column(release),
+            *node_columns("Drug", release),
             pl.col("canonical_smiles").cast(pl.String).alias("smiles"),
             pl.col("standard_inchi_key").cast(pl.String).alias("inchikey"),
             pl.col("max_phase").cast(pl.Float64),
@@ -480,8 +472,7 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
             pl.col("object").alias("id"),
             pl.col("symbol").alias("name"),
             "xrefs",
-            category_column("Gene"),
-            sources_column(release),
+            *node_columns("Gene", release),
             "symbol",
             pl.format("NCBITaxon:{}", "tax_id").alias("taxon"),
         )
@@ -543,8 +534,7 @@ def _indications(
             .select(
                 pl.col("object").alias("id"),
                 "name",
-                pl.lit(schema.label(str(label[0])).category).alias("category"),
-                sources_column(release),
+                *node_columns(str(label[0]), release, schema),
             )
         )
     return finalize_edges(edges, "INDICATED_FOR", schema), stubs

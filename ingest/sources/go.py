@@ -56,8 +56,8 @@ from biokg.ingest.online.download import download
 from biokg.ingest.records import (
     Records,
     Release,
-    category_column,
     finalize_edges,
+    node_columns,
     provenance_columns,
     sources_column,
 )
@@ -358,8 +358,7 @@ def _genes(rows: pl.DataFrame, release: Release) -> pl.DataFrame:
             .str.split("|")
             .list.eval(pl.element().filter(pl.element() != ""))
             .alias("synonyms"),
-            category_column("Gene"),
-            sources_column(release),
+            *node_columns("Gene", release),
             pl.col("db_object_symbol").alias("symbol"),
             pl.format("NCBITaxon:{}", pl.col("taxon").str.extract(r"^taxon:(\d+)", 1)).alias(
                 "taxon"

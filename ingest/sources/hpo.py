@@ -55,10 +55,9 @@ from biokg.ingest.records import (
     ENDPOINT_COLUMNS,
     Records,
     Release,
-    category_column,
     finalize_edges,
+    node_columns,
     provenance_columns,
-    sources_column,
 )
 from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import GraphSchema, load_schema
@@ -364,10 +363,6 @@ def _nullable(column: str) -> pl.Expr:
     return pl.when(pl.col(column) == "").then(None).otherwise(pl.col(column)).alias(column)
 
 
-def _node_base(schema: GraphSchema, label: str, release: Release) -> list[pl.Expr]:
-    return [category_column(label, schema), sources_column(release)]
-
-
 def _edge_base(subject_label: str, object_label: str, release: Release) -> list[pl.Expr]:
     return [
         pl.lit(subject_label).alias("subject_label"),
@@ -392,7 +387,7 @@ def _phenotype_nodes(live: pl.DataFrame, schema: GraphSchema, release: Release) 
         "synonyms",
         pl.col("xrefs").list.eval(_curie(pl.element(), table)),
         "comment",
-        *_node_base(schema, "Phenotype", release),
+        *node_columns("Phenotype", release, schema),
     ).sort("id")
 
 
@@ -423,7 +418,9 @@ def _disease_nodes(hpoa: pl.DataFrame, schema: GraphSchema, release: Release) ->
         hpoa.sort("line")
         .group_by("database_id", maintain_order=True)
         .agg(pl.col("disease_name").first().alias("name"))
-        .select(pl.col("database_id").alias("id"), "name", *_node_base(schema, "Disease", release))
+        .select(
+            pl.col("database_id").alias("id"), "name", *node_columns("Disease", release, schema)
+        )
         .sort("id")
     )
 
@@ -475,7 +472,7 @@ def _gene_nodes(g2p: pl.DataFrame, schema: GraphSchema, release: Release) -> pl.
             pl.col("gene_symbol").alias("name"),
             pl.col("gene_symbol").alias("symbol"),
             pl.lit("NCBITaxon:9606").alias("taxon"),  # genes_to_phenotype lists human genes
-            *_node_base(schema, "Gene", release),
+            *node_columns("Gene", release, schema),
         )
         .sort("id")
     )

@@ -55,14 +55,7 @@ from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.formats import kegg as fmt
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST, read_snapshot
 from biokg.ingest.online.kegg import REST_URL, fetch_snapshot, release_of
-from biokg.ingest.records import (
-    Records,
-    Release,
-    category_column,
-    finalize_edges,
-    provenance_columns,
-    sources_column,
-)
+from biokg.ingest.records import Records, Release, finalize_edges, node_columns, provenance_columns
 from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched
 from biokg.schema import GraphSchema, load_schema
 
@@ -295,9 +288,9 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: Release) -> Records:
         "kegg %s: dropped %s", release.version, {k: n for k, n in sorted(dropped.items()) if n}
     )
     nodes = {
-        "Pathway": pathways.with_columns(category_column("Pathway"), sources_column(release)),
-        "Drug": drugs.with_columns(category_column("Drug"), sources_column(release)),
-        "Disease": diseases.with_columns(category_column("Disease"), sources_column(release)),
+        "Pathway": pathways.with_columns(*node_columns("Pathway", release)),
+        "Drug": drugs.with_columns(*node_columns("Drug", release)),
+        "Disease": diseases.with_columns(*node_columns("Disease", release)),
     }
     stubs = {
         "Gene": _gene_stubs(typed, frames, genes, release),
@@ -461,8 +454,7 @@ def _gene_stubs(
             pl.col("symbol").alias("name"),
             "symbol",
             pl.col("xrefs").fill_null(pl.lit([], pl.List(pl.String))),
-            category_column("Gene"),
-            sources_column(release),
+            *node_columns("Gene", release),
         )
         .sort("id")
     )
@@ -474,6 +466,6 @@ def _record_stubs(same_as: pl.DataFrame, diseases: pl.DataFrame, release: Releas
         same_as.join(diseases.select("id", "name"), left_on="subject", right_on="id")
         .select(pl.col("object").alias("id"), "name")
         .unique("id", keep="first", maintain_order=True)
-        .with_columns(category_column("Disease"), sources_column(release))
+        .with_columns(*node_columns("Disease", release))
         .sort("id")
     )

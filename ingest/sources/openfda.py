@@ -64,6 +64,7 @@ from biokg.ingest.records import (
     Release,
     category_column,
     finalize_edges,
+    node_columns,
     provenance_columns,
     sources_column,
 )
@@ -462,8 +463,7 @@ def _adverse_events(
             .then(None)
             .otherwise(pl.col("reaction"))
             .alias("name"),
-            category_column("AdverseEvent"),
-            sources_column(release),
+            *node_columns("AdverseEvent", release),
         )
     )
     # each UNII of a harmonized drug (a combination names every ingredient), else its text

@@ -39,14 +39,7 @@ from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.formats.primekg import COLUMNS, ROW, read_kg
 from biokg.ingest.formats.tabular import read_tsv
 from biokg.ingest.online.download import download, mirrored
-from biokg.ingest.records import (
-    Records,
-    Release,
-    category_column,
-    finalize_edges,
-    provenance_columns,
-    sources_column,
-)
+from biokg.ingest.records import Records, Release, finalize_edges, node_columns, provenance_columns
 from biokg.ingest.sources.base import Fetched, SourceInfo, Upstream, fetched, json_field
 from biokg.schema import load_schema
 
@@ -525,6 +518,6 @@ def _node_records(
             columns.append(pl.col("name").alias("symbol"))
         if label in ("Disease", "Drug"):
             columns.append(pl.col("xrefs"))
-        columns += [category_column(label), sources_column(release)]
+        columns += node_columns(label, release)
         out[label] = part.select(columns).sort("id")
     return out
