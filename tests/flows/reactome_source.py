@@ -105,7 +105,7 @@ def normalize(frames: dict[str, pl.DataFrame], *, release: records.Release) -> r
     def asserted(frame: pl.DataFrame, label: str) -> pl.DataFrame:
         """One row per id, with the label's category and this source."""
         unique = frame.unique("id", keep="first", maintain_order=True)
-        return unique.with_columns(records.category_column(label), records.sources_column(release))
+        return unique.with_columns(*records.node_columns(label, release))
 
     return records.Records(
         nodes={"Pathway": asserted(pathways, "Pathway")},
