@@ -152,13 +152,9 @@ class GraphAgent:
         if searchers is None:  # the model of the node vectors (BIOKG_EMBEDDER)
             searchers = index_searchers(store, schema, node_embedder(settings), sentences)
         reader = QuestionReader(schema, prefix_names=identifier_names(schema, settings.cache_dir))
-        linker = EntityLinker(
+        linker = EntityLinker.reading_with(
             lexicon,
-            cue_words=reader.cue_words,
-            cue_phrases=reader.cue_phrases,
-            cue_sequences=reader.cue_sequences,
-            nouns=reader.nouns,
-            drug_nouns=reader.label_nouns("Drug"),
+            reader,
             searchers=searchers,
             judge_exact_words=settings.linking == "scored",
         )

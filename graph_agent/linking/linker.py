@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from biokg.embedding.search import Reader
 from biokg.graph_agent import text as words
-from biokg.graph_agent.intent import Reading
+from biokg.graph_agent.intent import QuestionReader, Reading
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking.candidates import (
     WHOLE_NAME_CUTOFF,
@@ -112,6 +112,28 @@ class EntityLinker:
         #: the labels the question's relationship cues can join (a feature of every candidate):
         #: the reading's, for the question being linked
         self._reach: frozenset[str] | None = None
+
+    @classmethod
+    def reading_with(
+        cls,
+        lexicon: Lexicon,
+        reader: QuestionReader,
+        *,
+        searchers: Iterable[Searcher] = (),
+        judge_exact_words: bool = False,
+    ) -> EntityLinker:
+        """A linker whose cue words and label nouns are the reader's: every cue of schema/,
+        so that what a question's cues say is never taken for a name."""
+        return cls(
+            lexicon,
+            cue_words=reader.cue_words,
+            cue_phrases=reader.cue_phrases,
+            cue_sequences=reader.cue_sequences,
+            nouns=reader.nouns,
+            drug_nouns=reader.label_nouns("Drug"),
+            searchers=searchers,
+            judge_exact_words=judge_exact_words,
+        )
 
     @property
     def lexicon(self) -> Lexicon:

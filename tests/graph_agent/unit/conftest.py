@@ -183,13 +183,7 @@ def reader() -> QuestionReader:
 
 @pytest.fixture(scope="session")
 def linker(reader: QuestionReader) -> EntityLinker:
-    return EntityLinker(
-        Lexicon.from_rows(ROWS),
-        cue_words=reader.cue_words,
-        cue_phrases=reader.cue_phrases,
-        cue_sequences=reader.cue_sequences,
-        nouns=reader.nouns,
-    )
+    return EntityLinker.reading_with(Lexicon.from_rows(ROWS), reader)
 
 
 @pytest.fixture(scope="session")

@@ -62,14 +62,7 @@ def lexicon() -> Lexicon:
 
 @pytest.fixture(scope="module")
 def linker(lexicon: Lexicon, reader: QuestionReader) -> EntityLinker:
-    return EntityLinker(
-        lexicon,
-        cue_words=reader.cue_words,
-        cue_phrases=reader.cue_phrases,
-        cue_sequences=reader.cue_sequences,
-        nouns=reader.nouns,
-        drug_nouns=reader.label_nouns("Drug"),
-    )
+    return EntityLinker.reading_with(lexicon, reader)
 
 
 def _linked(linker: EntityLinker, text: str) -> list[set[str]]:

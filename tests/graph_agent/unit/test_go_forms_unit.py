@@ -136,14 +136,7 @@ def test_a_numbered_title_is_keyed_by_its_family_name(lexicon: Lexicon) -> None:
 
 @pytest.fixture(scope="module")
 def linker(lexicon: Lexicon) -> EntityLinker:
-    reader = QuestionReader(load_schema())
-    return EntityLinker(
-        lexicon,
-        cue_words=reader.cue_words,
-        cue_phrases=reader.cue_phrases,
-        cue_sequences=reader.cue_sequences,
-        nouns=reader.nouns,
-    )
+    return EntityLinker.reading_with(lexicon, QuestionReader(load_schema()))
 
 
 @pytest.mark.parametrize(
