@@ -219,13 +219,18 @@ class EntityLinker:
         is related to X, so the words before the noun name the claim's object: linked alone
         when they name something, not as a whole name of another kind of node (GO's "kinase
         inhibitor activity" is a protein's, not a drug's)."""
-        drug_first = spans and {c.label for c in spans[0].candidates} == {"Drug"}
+        first = min(spans, key=lambda s: s.start, default=None)
+        drug_first = first is not None and {c.label for c in top_tier(first.candidates)} == {"Drug"}
         if not (question.polar and drug_first and self.drug_nouns):
             return spans
-        out = spans[:1]
-        for span in spans[1:]:
+        out = []
+        for span in spans:
             head = span.end - 1
-            if span.end - span.start > 1 and words.lemma(tokens[head].key) in self.drug_nouns:
+            if (
+                span is not first
+                and span.end - span.start > 1
+                and words.lemma(tokens[head].key) in self.drug_nouns
+            ):
                 acted = tokens[span.start : head]
                 found = self.finder.named(question.span_text(span.start, head), acted)
                 if found:

@@ -20,6 +20,12 @@ from biokg.schema import load_schema
 MF = "molecular_function"
 ROWS = [
     {"id": "CHEMBL.COMPOUND:CHEMBL941", "label": "Drug", "name": "IMATINIB"},
+    {"id": "CHEMBL.COMPOUND:CHEMBL25", "label": "Drug", "name": "ASPIRIN"},
+    {"id": "DAILYMED:a1b2c3", "label": "Label", "name": "Aspirin"},
+    {"id": "GO:0016491", "label": "GOTerm", "name": "oxidoreductase activity", "namespace": MF},
+    {"id": "GO:0051354", "label": "GOTerm", "namespace": "biological_process",
+     "name": "negative regulation of oxidoreductase activity",
+     "synonyms": ["oxidoreductase inhibitor"]},
     {"id": "GO:0016301", "label": "GOTerm", "name": "kinase activity", "namespace": MF},
     {
         "id": "GO:0019210",
@@ -80,12 +86,14 @@ def test_the_drug_nouns_are_the_heads_of_schema_drug_nouns(reader: QuestionReade
     [
         # a drug's kind: the words before the noun name what it acts on
         ("Is imatinib a kinase inhibitor?", [{"CHEMBL.COMPOUND:CHEMBL941"}, {"GO:0016301"}]),
+        # the drug's name is also a label's title, and the longer span is chosen first
+        ("Is aspirin an oxidoreductase inhibitor?", [{"CHEMBL.COMPOUND:CHEMBL25"}, {"GO:0016491"}]),
         # a gene's: GO's activity of the whole phrase, the gene product's own
         ("Is CDKN1B a kinase inhibitor?", [{"NCBIGene:1027"}, {"GO:0019210"}]),
         # not a yes/no question: the whole name stands
         ("Which genes have kinase inhibitor activity?", [{"GO:0019210"}]),
     ],
-    ids=["drug-kind", "gene-activity", "not-polar"],
+    ids=["drug-kind", "drug-also-a-title", "gene-activity", "not-polar"],
 )
 def test_a_drug_kind_names_what_it_acts_on(
     linker: EntityLinker, question: str, expected: list[set[str]]
