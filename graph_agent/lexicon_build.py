@@ -41,8 +41,8 @@ log = logging.getLogger(__name__)
 
 #: Bumped when what the lexicon stores changes, so cached lexicons are rebuilt.
 LEXICON_FORMAT = 22
-#: Words as prose writes them, not as an abbreviation or a symbol is ("Protease", "helicase";
-#: not "GnRH", "AMPK", "Tag"): no capital after the first letter, no digit, four letters or more.
+#: Words as prose writes them, not as an abbreviation or a symbol is: no capital after the first
+#: letter, no digit, four letters or more.
 PLAIN_WORDS = r"^[A-Za-z][a-z]{3,}(?: [a-z]+)*$"
 #: How strongly each kind of exact match names a node (a primary name beats a synonym).
 RULE_SCORES = {
@@ -379,9 +379,9 @@ def frames(
     )
     vocabulary = set(named["key"].str.split(" ").explode().unique())
     forms = _go_forms(rows, vocabulary, set(gene_keys["key"]))
-    # a gene's alias written as a plain word that is GO's name for a class of products (one
-    # helicase's alias "helicase", four retroviral loci's "Protease") describes the gene, it
-    # does not name it: the word names the class, whose members include the gene
+    # a gene's alias written as a plain word that is GO's name for a class of products (a
+    # helicase's alias "helicase") describes the gene, it does not name it: the word names the
+    # class, whose members include the gene
     classes = {key for key, *_ in forms}
     named = named.filter(
         ~(

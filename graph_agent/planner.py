@@ -554,9 +554,7 @@ class DeterministicPlanner:
         looks for any of them, while a subject is answered for each node it may mean."""
         here = {c.label for c in first.candidates}
         there = {c.label for c in other.candidates}
-        if len(there) != 1:
-            return False
-        joining = self._joining(here, there)
+        joining = self._joining(here, there) if len(there) == 1 else []
         types = [t for t in intent.relations if t in joining] or joining
         ways = [
             outgoing

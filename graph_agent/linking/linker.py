@@ -214,11 +214,10 @@ class EntityLinker:
         return key in self.ignored or words.lemma(key) in self.ignored
 
     def _acted_on(self, question: Question, tokens: list[Token], spans: list[Span]) -> list[Span]:
-        """In a yes/no question about a drug, "a <X> <drug noun>" (a kind of drug named by
-        what it acts on or is for: "a kinase inhibitor", "a diabetes medicine") claims the drug
-        is related to X, so the words before the noun name the claim's object: linked alone
-        when they name something, not as a whole name of another kind of node (GO's "kinase
-        inhibitor activity" is a protein's, not a drug's)."""
+        """In a yes/no question about a drug, a kind of drug named by what it acts on or is for
+        ("a kinase inhibitor") claims the drug is related to that, so the words before the
+        drug noun name the claim's object: linked alone when they name something, not as a
+        whole name of another kind of node (GO's activity of that name is a protein's)."""
         first = min(spans, key=lambda s: s.start, default=None)
         drug_first = first is not None and {c.label for c in top_tier(first.candidates)} == {"Drug"}
         if not (question.polar and drug_first and self.drug_nouns):
