@@ -408,22 +408,18 @@ class DeterministicPlanner:
         joining = self._joining(here, there)
         cued = [t for t in intent.relations if t in joining]
         types = tuple(cued or joining)
-        # "Does <drug> target a kinase?": the named relationship leaves the subject for genes,
-        # and the claim's object is a class of what those genes do
-        leaving = (
-            t
-            for t in intent.relations
-            if any(here & set(a) for _, a, _ in _ends(self.schema.types[t]))
-        )
-        through = () if cued else tuple(leaving)
         objects = tuple(dict.fromkeys(c.id for m in others for c in m.candidates))
-        # no such edge: what the graph holds about the subject on the relationships the
-        # question names ("linked", for a gene: its diseases), then on those joining the kinds
+        # the relationships the question names that leave the subject; with no such edge,
+        # what the graph holds about the subject on them ("linked", for a gene: its diseases),
+        # then on those joining the kinds
         asked = [
             t
             for t in intent.relations
             if any(here & set(a) for _, a, _ in _ends(self.schema.types[t]))
         ]
+        # "Does <drug> target a kinase?": none joins the two sides, so the named one leaves
+        # the subject for genes, and the claim's object is a class of what those genes do
+        through = () if cued else tuple(asked)
         groups = [
             (tuple(Relation(t, None, ()) for t in group if t != _SUBTYPED), why)
             for group, why in ((asked, "the asked relationships"), (types, "the claim's kinds"))

@@ -97,9 +97,9 @@ def _region(token: Token) -> tuple[bool, bool]:
 
 
 def inside_an_eponym(question: Question, tokens: list[Token], start: int) -> bool:
-    """Whether a span would start inside a double-barrelled name: "Lemli-Opitz syndrome"
-    of "Smith-Lemli-Opitz syndrome", "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised
-    pieces joined by a dash are one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
+    """Whether a span would start inside a double-barrelled name: "Lemli-Opitz syndrome" or
+    "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised pieces joined by a dash are
+    one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
     if start == 0:
         return False
     before, here = tokens[start - 1].word, tokens[start].word
