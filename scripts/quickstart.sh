@@ -4,4 +4,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$("$root/scripts/venv.sh")"
+# the offline samples are the project's shared/ folder beside the checkout, wherever this is run
+export BIOKG_SHARED_DATA="${BIOKG_SHARED_DATA:-$root/../shared/data}"
 "$venv/bin/biokg" build "$@"
