@@ -12,8 +12,8 @@ failed source does not stop the others. When any source changed, the disease bri
 embeddings follow. The run ends with a Markdown artifact (key ``refresh-report``) holding the
 report, logs it one line per source, and fails if any source failed.
 
-All logic is in :mod:`biokg.ingest.refresh`; these tasks are thin. Deployments with schedules:
-flows/deploy.py and prefect.yaml.
+All logic is in :mod:`biokg.ingest.refresh`; these tasks are thin. Deployments with schedules,
+served or sent to a work pool: flows/deploy.py.
 """
 
 from __future__ import annotations

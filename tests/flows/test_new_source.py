@@ -1,7 +1,8 @@
 """A source is one module and one registry entry (decision 0032, docs/developing.md): Reactome's
 gene → pathway file, written in the tests (``reactome_source.py``) and registered by one entry,
 is licence-gated, built by the CLI from its shared sample, refreshed after asking its release
-marker, and deployed on its schedule, with no other file touched."""
+marker, and deployed on its schedule in a real Prefect work pool, with no other file touched
+(there is no prefect.yaml to add it to)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typer.testing import CliRunner
 from upstream import Upstream
 
 from biokg.cli.app import create_app
-from biokg.flows.deploy import deployments
+from biokg.flows.deploy import deployments, send
 from biokg.ingest.bridge import mappings_dir
 from biokg.ingest.sources import SOURCES
 from biokg.settings import Settings
@@ -89,11 +90,11 @@ def _reactome_edges(settings: Settings) -> list[tuple[str, str, str]]:
     return sorted((r["gene"], r["pathway"], r["version"]) for r in rows)
 
 
-@pytest.mark.usefixtures("prefect_api")
 def test_a_source_of_one_module_and_one_entry_is_gated_built_refreshed_and_scheduled(
     registered: ModuleType,
     publisher: Upstream,
     own_graph_settings: Settings,
+    work_pool: str,
     tmp_path: Path,
 ) -> None:
     env = {
@@ -141,13 +142,15 @@ def test_a_source_of_one_module_and_one_entry_is_gated_built_refreshed_and_sched
     assert code == 0 and again["status"] == "unchanged", output
     assert publisher.statuses("/reactome/version")[-1] == 304
 
-    # scheduled: a deployment of its own on its declared cron, registered with Prefect
-    [deployment] = [d for d in deployments() if d.name == "refresh-reactome"]
-    deployment_id = deployment.apply()
+    # scheduled: a deployment of its own on its declared cron, sent to a process work pool as
+    # ``python -m biokg.flows.deploy --pool`` sends them (the served ones are the same list)
+    assert "refresh-reactome" in [d.name for d in deployments()]
+    send(work_pool)
     with get_client(sync_client=True) as client:
-        try:
-            stored = client.read_deployment(deployment_id)
-            assert stored.parameters == {"sources": ["reactome"]}
-            assert [s.schedule.cron for s in stored.schedules] == [registered.SOURCE.schedule]
-        finally:
-            client.delete_deployment(deployment_id)
+        stored = client.read_deployment_by_name("refresh/refresh-reactome")
+    assert (stored.work_pool_name, stored.entrypoint) == (
+        work_pool,
+        "biokg.flows.refresh.refresh_flow",
+    )
+    assert stored.parameters == {"sources": ["reactome"]}
+    assert [s.schedule.cron for s in stored.schedules] == [registered.SOURCE.schedule]
