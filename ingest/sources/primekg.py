@@ -8,10 +8,11 @@ CC BY-NC 4.0: non-commercial use only.
 Format: ``kg.csv`` or ``kg_grouped.csv`` (:mod:`biokg.ingest.formats.primekg`). What happens:
 
 1. **CURIEs restored** from ``x_source``/``y_source`` (:data:`PREFIXES`: NCBI → NCBIGene, HPO →
-   HP with 7-digit padding, CTD → MESH, REACTOME → REACT, ...) and checked against the prefix's
-   bioregistry pattern. ``MONDO_grouped`` ids (member MONDO numbers joined by ``_``, one PrimeKG
-   node for diseases with one name) become one node under the first member's id, every member
-   kept in ``xrefs`` (the disease bridge reads them).
+   HP with 7-digit padding, CTD → MESH, REACTOME → REACT, ...) and checked against the
+   pattern of the prefix's bioregistry key, read from schema/prefixes.yaml. ``MONDO_grouped``
+   ids (member MONDO numbers joined by ``_``, one PrimeKG node for diseases with one name)
+   become one node under the first member's id, every member kept in ``xrefs`` (the disease
+   bridge reads them).
 2. **Mirror copies collapsed**: PrimeKG lists each undirected edge twice. Rows are keyed by
    relation, display relation and the unordered pair; the first row of a key (the direction
    PrimeKG built it in) is kept. Further rows of a key are mirror copies or exact duplicates;
@@ -123,17 +124,6 @@ PREFIXES = {
     "DrugBank": NodeSource("DRUGBANK"),
     "REACTOME": NodeSource("REACT"),
     "CTD": NodeSource("MESH"),
-}
-#: bioregistry key of each prefix, for its local-id pattern
-REGISTRY_KEYS = {
-    "NCBIGene": "ncbigene",
-    "HP": "hp",
-    "MONDO": "mondo",
-    "GO": "go",
-    "UBERON": "uberon",
-    "DRUGBANK": "drugbank",
-    "REACT": "reactome",
-    "MESH": "mesh",
 }
 #: ``x_type`` → schema/ label
 LABELS = {
@@ -364,8 +354,9 @@ def node_table(rows: pl.DataFrame) -> pl.DataFrame:
 def _check_patterns(ends: pl.DataFrame) -> None:
     prefix = pl.col("curie").str.split_exact(":", 1).struct.field("field_0")
     local = pl.col("curie").str.split_exact(":", 1).struct.field("field_1")
-    for ours, key in REGISTRY_KEYS.items():
-        pattern = bioregistry.get_pattern(key)
+    keys = load_schema().prefixes  # our prefix → its bioregistry key
+    for ours in dict.fromkeys(rule.prefix for rule in PREFIXES.values()):
+        pattern = bioregistry.get_pattern(keys[ours])
         bad = ends.filter((prefix == ours) & ~local.str.contains(pattern))
         if bad.height:
             raise SourceFormatError(

@@ -25,6 +25,7 @@ from biokg.errors import SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.records import Records, Release
 from biokg.ingest.sources import primekg
+from biokg.schema import load_schema
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
@@ -66,7 +67,7 @@ def test_no_edge_is_stored_in_both_directions(records: Records) -> None:
 
 
 def test_every_curie_is_valid_for_its_prefix(records: Records) -> None:
-    keys = primekg.REGISTRY_KEYS
+    keys = load_schema().prefixes  # prefix → bioregistry key
     frames = [*records.nodes.values(), *records.stubs.values()]
     ids = pl.concat([f.select("id") for f in frames])["id"].to_list()
     assert len(ids) > 2_000
