@@ -24,6 +24,7 @@ from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.allelic import ALLELIC_PENALTY, Allelic, allelic_scores
 from biokg.graph_agent.diagnosis.index import Annotation, PhenotypeIndex
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, Scorer, TermMatch
+from biokg.graph_agent.diagnosis.series import pool_series
 from biokg.graph_agent.diagnosis.withhold import Withheld, withhold
 
 #: How many entries a ranking lists unless asked otherwise.
@@ -73,6 +74,10 @@ class RankedDisease:
     #: set when ranked through an allelic disease (:mod:`.allelic`): its ``id`` and ``name``,
     #: the ``gene`` they share with the gene edges of both (``edges``), and the ``penalty``
     allelic: dict[str, Any] | None = None
+    #: set when ranked on its phenotypic series' pooled lines (its own all withheld,
+    #: :mod:`.series`): the other diseases of the series (``id``, ``name``), whose annotation
+    #: edges the evidence cites
+    series: list[dict[str, str | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,8 +149,10 @@ class DiagnosisRanker:
         )
 
     def view(self, references: Sequence[str]) -> Withheld | None:
-        """The index without the lines citing ``references`` (None: none cites them)."""
-        return withhold(self.index, references) if references else None
+        """The index without the lines citing ``references`` (None: none cites them), each
+        disease left with no line pooled with its phenotypic series where it has one."""
+        view = withhold(self.index, references) if references else None
+        return pool_series(self.index, view) if view is not None else None
 
     def explain(
         self,
@@ -196,6 +203,7 @@ class DiagnosisRanker:
         disease = self.index.diseases[d]
         matches = self.scorer.explain(self.index, d, seen, absent, view)
         kept = view.kept.get(d) if view is not None else None
+        pooled = view.series.get(d) if view is not None else None
         return RankedDisease(
             rank=rank,
             id=disease,
@@ -206,6 +214,12 @@ class DiagnosisRanker:
             bridge=self.index.bridge_edges.get(disease, []),
             prior=round(prior, 4),
             genes=self.index.genes.get(d, []),
+            series=None
+            if pooled is None
+            else [
+                {"id": self.index.diseases[o], "name": self.index.disease_names[o]}
+                for o in pooled.tolist()
+            ],
         )
 
     def _allelic(
@@ -223,6 +237,7 @@ class DiagnosisRanker:
         ``how`` names: that disease's prior and evidence, the penalty, the genes' edges."""
         other = how.disease
         base = self._entry(other, float(scores[other]), float(prior[other]), seen, absent, 0, view)
+        base = dataclasses.replace(base, series=None)
         disease = self.index.diseases[d]
         genes = self.index.genes.get(d, [])
         edges = [g for g in genes + self.index.genes.get(other, []) if g["gene"] == how.gene]

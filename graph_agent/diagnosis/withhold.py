@@ -56,6 +56,10 @@ class Withheld:
     shift: np.ndarray
     gone: np.ndarray
     kept: dict[int, list[Annotation]]
+    #: diseases left with no line that are ranked on their phenotypic series' pooled lines
+    #: (:mod:`.series`): disease → the other diseases of its series pooled (``kept`` holds
+    #: their lines, ``F`` and ``direct`` the pooled profile)
+    series: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
     #: what a scorer derives from the view once per case (its calibration), by name
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
