@@ -38,7 +38,7 @@ def test_api_serves_beyond_loopback_only_with_a_key_and_waits_for_neo4j() -> Non
 def test_worker_runs_the_refresh_pool_and_keeps_its_snapshots() -> None:
     compose = yaml.safe_load(COMPOSE.read_text())
     worker = compose["services"]["prefect-worker"]
-    assert "--pool biokg" in worker["command"]  # prefect.yaml's work pool
+    assert "--pool biokg" in worker["command"]  # the pool flows/deploy.py --pool sends to
     home = worker["environment"]["BIOKG_HOME"]
     assert any(v.endswith(f":{home}") for v in worker["volumes"])
     assert worker["volumes"][0].split(":")[0] in compose["volumes"]
