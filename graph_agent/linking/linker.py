@@ -270,6 +270,7 @@ class EntityLinker:
     def _exact_spans(self, question: Question, tokens: list[Token]) -> list[Span]:
         """Spans naming nodes exactly, chosen for the whole question: strong before weak,
         longer before shorter, better matched before worse; never overlapping."""
+        proposed: list[tuple[int, int, list[Candidate], bool]] = []
         found: list[Span] = []
         in_cues = self._in_cues(tokens)
         for start in range(len(tokens)):
@@ -306,11 +307,20 @@ class EntityLinker:
                 if inside_an_eponym(question, tokens, start):
                     continue
                 candidates = self.finder.named(question.span_text(start, end), span)
-                weak = self._weak(span, candidates)
                 if candidates:  # kept when rejected: a whole name may still hold it
-                    decided = self._decide(question, tokens, start, end, candidates)
-                    rejected = () if decided else tuple(candidates)
-                    found.append(Span(start, end, decided, weak, rejected))
+                    proposed.append((start, end, candidates, self._weak(span, candidates)))
+        # a word that is a name of its own ("glucokinase" in "Does glucokinase bind ATP?")
+        # stands beside a span as another mention, not as an unnamed word of the span's phrase
+        names = frozenset(
+            i
+            for start, end, candidates, weak in proposed
+            if not weak and any(c.rule not in GUESS_RULES for c in candidates)
+            for i in range(start, end)
+        )
+        for start, end, candidates, weak in proposed:
+            decided = self._decide(question, tokens, start, end, candidates, names)
+            rejected = () if decided else tuple(candidates)
+            found.append(Span(start, end, decided, weak, rejected))
         found.sort(
             key=lambda s: (not s.candidates, s.weak, -(s.end - s.start), _rank_of(s), s.start)
         )
@@ -386,6 +396,7 @@ class EntityLinker:
         start: int,
         end: int,
         candidates: list[Candidate],
+        names: frozenset[int] = frozenset(),
     ) -> list[Candidate]:
         """The span's candidates if the scorer links it (see :mod:`.features`), none when
         it names nothing in the graph: one decision per span, on its best candidate, so that the
@@ -398,12 +409,13 @@ class EntityLinker:
         ``judge_exact_words`` off, only those followed in their phrase by an uncommon word the
         name lacks: "insulin trampoline" names no insulin); an exact name of two content words
         or more is trusted (scored and traced, never dropped: see
-        docs/decisions/0018-scored-linking.md).
+        docs/decisions/0018-scored-linking.md). ``names``: positions of words that name a
+        node exactly on their own, which are no context of another span.
         """
         if not candidates:
             return []
         run = tokens[start:end]
-        context, after = self._context(question, tokens, start, end)
+        context, after = self._context(question, tokens, start, end, names)
         span = SpanText(
             written=tuple(t.text for t in run),
             keys=tuple(t.key for t in run),
@@ -445,14 +457,15 @@ class EntityLinker:
         return sorted(judged, key=_rank) if linked else []
 
     def _context(
-        self, question: Question, tokens: list[Token], start: int, end: int
+        self, question: Question, tokens: list[Token], start: int, end: int, names: frozenset[int]
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The content words around the span in the phrase it stands in: the runs of words
         without a stop or grammar word that it overlaps, less the span, cue words and inflected
         words and common English (a verb beside a name, "-s", "-ed" or not, is the question's
-        grammar, not the name's; so is the verb that ends "What does X dampen?"). None for a
-        span of three content words or more: a name that long, named exactly, is no fragment of
-        an unknown one. Second: those after the span."""
+        grammar, not the name's; so is the verb that ends "What does X dampen?"), and the
+        words at ``names`` (another mention's). None for a span of three content words or
+        more: a name that long, named exactly, is no fragment of an unknown one. Second: those
+        after the span."""
         if sum(1 for t in tokens[start:end] if not self._ignorable_or_number(t.key)) > 2:
             return (), ()
         near = [
@@ -460,7 +473,7 @@ class EntityLinker:
             for a, b in word_runs(tokens)
             if a < end and start < b
             for i in range(a, b)
-            if not start <= i < end and i != question.final_verb
+            if not start <= i < end and i != question.final_verb and i not in names
             if tokens[i].key and not self._ignorable_or_number(tokens[i].key)
             for w in mention_key(tokens[i].text).split()
             if words.lemma(w) == w and not words.is_common(w)
