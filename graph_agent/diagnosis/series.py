@@ -44,26 +44,34 @@ def series_name(name: str | None) -> str | None:
     its type designation and punctuation), or None for a name without a number or a type."""
     if not name or not _NUMBERED.search(name):
         return None
+    return _stem(name)
+
+
+def _stem(name: str) -> str | None:
+    """``name`` in lower case without its numbers, type designation and punctuation."""
     text = _DESIGNATION.sub(" ", name.lower())
     words = [w for w in text.split() if not any(ch.isdigit() for ch in w)]
-    stem = re.sub(r"[\s,;:]+", " ", " ".join(words)).strip(" ,;-")
-    return stem or None
+    return re.sub(r"[\s,;:]+", " ", " ".join(words)).strip(" ,;-") or None
 
 
 def series_members(index: PhenotypeIndex) -> dict[int, np.ndarray]:
-    """Each disease of a series (2 to :data:`MAX_SERIES` diseases of one
-    :func:`series_name`) → the other diseases of its series (index positions), once per
-    index."""
+    """Each disease of a series → the other diseases of its series (index positions), once per
+    index. A series is 2 to :data:`MAX_SERIES` diseases of one :func:`series_name`, with the
+    unnumbered disease of that name where there is one ("Birt-Hogg-Dube syndrome" beside
+    "Birt-Hogg-Dube syndrome 2": OMIM's first entry of a series often has no number)."""
     members = index.derived.get("series_members")
     if members is None:
         found: dict[str, list[int]] = {}
+        numbered: set[str] = set()
         for d, name in enumerate(index.disease_names):
-            stem = series_name(name)
+            stem = _stem(name) if name else None
             if stem is not None:
                 found.setdefault(stem, []).append(d)
+                if series_name(name) is not None:
+                    numbered.add(stem)
         members = {}
-        for ds in found.values():
-            if 2 <= len(ds) <= MAX_SERIES:
+        for stem, ds in found.items():
+            if stem in numbered and 2 <= len(ds) <= MAX_SERIES:
                 for d in ds:
                     members[d] = np.asarray([o for o in ds if o != d], dtype=np.int64)
         index.derived["series_members"] = members
