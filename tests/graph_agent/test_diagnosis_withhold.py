@@ -6,6 +6,10 @@ spread of one publication in the release), by 90 HAS_PHENOTYPE lines of seven of
 phenotype lines, 3 of clinical course, 1 of another aspect; the inheritance lines are other
 edges): some of those lines cite other references too, one is an excluded feature (``0/1``).
 OMIM:618522 is one of the seven.
+
+Every phenotype line of OMIM:614814 (Adams-Oliver syndrome 3) cites PMID:22883147, and no other
+disease's line does: withholding it leaves that disease with no line. Its phenotypic series is
+the other Adams-Oliver syndromes.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from biokg.store.embedded import settings_env
 
 REFERENCE = "PMID:23033978"
 DISEASE = "OMIM:618522"
+SERIES_REFERENCE = "PMID:22883147"
+SERIES_DISEASE = "OMIM:614814"
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +135,39 @@ def test_every_edge_a_withheld_ranking_cites_is_in_the_graph(
     )
     assert {(r["d"], r["t"], r["e"], r["rec"]) for r in rows} == cited
     assert not any(REFERENCE in (r["refs"] or []) for r in rows)
+
+
+def test_a_disease_the_publication_empties_is_ranked_on_its_series(
+    index: PhenotypeIndex, agent_graph: GraphStore
+) -> None:
+    d = index.disease_index[SERIES_DISEASE]
+    # a patient of that publication: the terms of its lines
+    case = sorted({index.terms[n.term] for n in index.profiles[d]})[:8]
+    view = withhold(index, [SERIES_REFERENCE])
+    assert view is not None and view.gone.tolist() == [d]
+    ranker = DiagnosisRanker(index)
+    found = ranker.rank(case, top=100, withhold=[SERIES_REFERENCE])
+    [entry] = [e for e in found.ranking if SERIES_DISEASE in e.ids]
+    assert entry.series and entry.allelic is None
+    assert all(s["name"].startswith("Adams-Oliver syndrome") for s in entry.series)
+    assert entry.prior + sum(e.contribution for e in entry.evidence) == pytest.approx(
+        entry.score, abs=1e-3
+    )
+    cited = {(ev.disease, ev.disease_term, ev.edge) for ev in entry.evidence if ev.edge}
+    assert cited
+    members = {i for s in entry.series for i in index.twins.get(s["id"], [s["id"]])}
+    assert {disease for disease, _, _ in cited} <= members
+    # every edge it cites is a HAS_PHENOTYPE line of its series in the graph, none citing
+    # the withheld publication
+    rows = agent_graph.read(
+        "UNWIND $rows AS row "
+        "MATCH (:Disease {id: row.d})-[r:HAS_PHENOTYPE]->(:Phenotype {id: row.t}) "
+        "WHERE r.id = row.e RETURN r.id AS e, r.references AS refs",
+        {"rows": [{"d": dd, "t": t, "e": e} for dd, t, e in cited]},
+    )
+    assert {r["e"] for r in rows} == {e for _, _, e in cited}
+    assert not any(SERIES_REFERENCE in (r["refs"] or []) for r in rows)
+    # without the field the disease is ranked on its own lines
+    plain = ranker.rank(case, top=100)
+    [own] = [e for e in plain.ranking if SERIES_DISEASE in e.ids]
+    assert own.series is None and own.rank <= entry.rank
