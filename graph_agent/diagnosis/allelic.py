@@ -7,9 +7,11 @@ alone loses every phenotype line, though it is still a known disease of a known 
 Diseases of one gene share much of their phenotype (allelic series, dominant and recessive
 forms), so such a disease takes the score of the best-fitting other disease of its genes, less
 :data:`ALLELIC_PENALTY`: it ranks just below that disease rather than not at all. Only diseases
-left with no line are ranked this way; a disease with its own lines keeps its own score, so a
-case without withheld references ranks as before (measured alternatives, pooling for every
-disease or for diseases with few lines: docs/decisions/0025-leave-publication-out-diagnosis.md).
+left with no line and no phenotypic series to pool (:mod:`.series`, which ranks better:
+docs/decisions/0037-series-pooling-diagnosis.md) are ranked this way; a disease with its own
+lines keeps its own score, so a case without withheld references ranks as before (measured
+alternatives, pooling for every disease or for diseases with few lines:
+docs/decisions/0025-leave-publication-out-diagnosis.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ entry cites, per patient term, the disease term it met (with the annotation edge
 record), the common ancestor and the contribution; excluded terms likewise.
 
 A case may withhold references (leave-publication-out, :mod:`.withhold`): it is then ranked,
-and its evidence cited, without the annotation lines that cite them.
+and its evidence cited, without the annotation lines that cite them; a disease left with no
+line is ranked on its phenotypic series' pooled lines (:mod:`.series`), else through an allelic
+disease (:mod:`.allelic`).
 """
 
 from __future__ import annotations
