@@ -387,7 +387,9 @@ class EntityLinker:
             if len(written) <= 3 and all(c.rule == "synonym" for c in candidates):
                 return True
             return words.is_common(written) and not words.looks_like_symbol(written)
-        return span[0].key in _EDGE_WORDS or span[-1].key in _EDGE_WORDS
+        # an article ends no phrase: a last "A" is a letter of the name ("<family> member A")
+        last = span[-1].key
+        return span[0].key in _EDGE_WORDS or (last in _EDGE_WORDS and last != "a")
 
     def _decide(
         self,
