@@ -6,17 +6,19 @@ familial partial, type 9", "Seckel syndrome 11", "Intellectual developmental dis
 autosomal dominant 74"): each is one gene's form of a clinical picture the others share. A form
 described by one publication alone loses every phenotype line under leave-publication-out
 ranking (:mod:`.withhold`), though it is still a known disease. Such a disease gets a profile
-made from the lines its series' other diseases keep: each term's frequency the mean over them
-(a term none has counts 0), a term annotated exactly where any of them is, and the mean of
-their cohort priors. It is then scored as any disease is, its calibration made from that
-profile, and its evidence cites those diseases' own annotation edges.
+made from the lines its series' other diseases keep: each term's frequency the square root of
+its mean over them (a term none has counts 0; the root credits a feature most of a sparsely
+annotated series shares more than the plain mean does), a term annotated exactly where any of
+them is, and the cohort prior of its best-described member. It is then scored as any disease
+is, its calibration made from that profile, and its evidence cites those diseases' own
+annotation edges.
 
 The series is read from the graph's disease names alone (:func:`series_name`): the name less
 its numbers and its ``type …`` designation, for names that carry a number or a type. Only
 diseases left with no line are pooled, so a case that withholds nothing ranks as without
 pooling; a disease with no series, or whose series is all gone too, is ranked through its
 allelic diseases (:mod:`.allelic`) as before. Measured alternatives (MONDO's parent terms,
-pooling thin diseases, pooling frequencies by maximum, no exact terms, no prior):
+the plain mean, the maximum, no exact terms, no prior, the mean prior):
 docs/decisions/0037-series-pooling-diagnosis.md.
 """
 
@@ -100,9 +102,9 @@ def pool_series(index: PhenotypeIndex, view: Withheld) -> Withheld:
     for d, others in pools.items():
         at = view.position(d)
         rows, exact, notes = _lines_of(index, view, others)
-        F[at] = rows.mean(axis=0)
+        F[at] = np.sqrt(rows.mean(axis=0))
         direct[at] = (exact > 0).any(axis=0)
-        cohort[d] = float(view.cohort_patients[others].mean())
+        cohort[d] = float(view.cohort_patients[others].max())
         kept[d] = notes
     return dataclasses.replace(
         view,

@@ -79,7 +79,7 @@ def test_the_diseases_of_one_series_are_members_of_one_another(index) -> None:
     assert d4 not in members
 
 
-def test_a_disease_left_with_no_line_gets_its_series_mean_profile(index) -> None:
+def test_a_disease_left_with_no_line_gets_its_series_pooled_profile(index) -> None:
     view = withhold(index, ["PMID:1"])
     d1, d2, d3, d5 = (index.disease_index[d] for d in ("D1", "D2", "D3", "D5"))
     assert view is not None and view.gone.tolist() == [d3]
@@ -88,10 +88,11 @@ def test_a_disease_left_with_no_line_gets_its_series_mean_profile(index) -> None
     at = pooled.position(d3)
     b, c = index.term_index["B"], index.term_index["C"]
     rows = [index.F_rows[d].toarray().ravel() for d in (d1, d2, d5)]
-    assert pooled.F[at, b] == pytest.approx(sum(f[b] for f in rows) / 3)
-    assert pooled.F[at, c] == pytest.approx(sum(f[c] for f in rows) / 3)
+    # each term's frequency the root of its mean over the series, the best-described prior
+    assert pooled.F[at, b] == pytest.approx(np.sqrt(sum(f[b] for f in rows) / 3))
+    assert pooled.F[at, c] == pytest.approx(np.sqrt(sum(f[c] for f in rows) / 3))
     assert pooled.direct[at, b] == 1 and pooled.direct[at, c] == 1
-    assert pooled.cohort_patients[d3] == pytest.approx((2 + 4 + 3) / 3)
+    assert pooled.cohort_patients[d3] == pytest.approx(max(2, 4, 3))
     assert {n.edge for n in pooled.kept[d3]} == {"e1", "e2", "e3", "e6"}
     # the statistics are the view's: a pooled profile is not an annotation
     assert np.array_equal(pooled.ic, view.ic) and np.array_equal(pooled.background, view.background)
