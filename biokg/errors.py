@@ -78,3 +78,7 @@ class EmbeddingError(BiokgError):
 
 class BlockedError(BiokgError):
     """An upstream refused our requests (HTTP 403): stop, slow down and try again later."""
+
+
+class GraphBusyError(BiokgError):
+    """Another process is writing the graph (a build or refresh holds the write lock)."""

@@ -132,7 +132,11 @@ def build_flow(
     settings = settings or Settings.from_env()
     folder = Path(data_dir) if data_dir else None
     # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
-    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
+    writing = f"build flow {', '.join(sources or DEFAULT_SOURCES)}"
+    with (
+        LexiconBuild(settings.cache_dir, writing=writing) as lexicon,
+        GraphStore.connect(settings) as store,
+    ):
         store.apply_schema(load_schema())
         names = build_order(sources or DEFAULT_SOURCES)
         planned = [fetch(name, settings, folder, offline) for name in names]

@@ -154,7 +154,10 @@ def refresh_flow(
     delays = tuple(network_retry_delays or NETWORK_RETRY_DELAYS)
     reports = []
     # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
-    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
+    with (
+        LexiconBuild(settings.cache_dir, writing=f"refresh flow {', '.join(names)}") as lexicon,
+        GraphStore.connect(settings) as store,
+    ):
         for name in names:
             reports.append(_refresh_one(name, store, settings, offline, sample, delays))
         for name in steps.identity_stale(store):  # merged onto identity rows this run changed

@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import logging
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
+from biokg.errors import GraphBusyError
 from biokg.graph_agent.lexicon_build import (
     LEXICON_FORMAT,
     SORTED_SEPARATOR,
@@ -246,26 +250,59 @@ class LexiconBuild:
     writes the graph holds it from before its first write until the lexicon of what it wrote
     is built, so questions asked meanwhile read the lexicon of the graph as it was
     (:meth:`Lexicon.load`) rather than each building one of every state a refresh passes
-    through. An ``flock``: a killed holder releases it."""
+    through. An ``flock``: a killed holder releases it.
 
-    def __init__(self, cache_dir: Path, *, wait: bool = True) -> None:
+    ``writing``: what this process writes ("biokg build hpo, go"). It then is the graph's
+    write lock too: a second writer is refused at once, naming the first (its pid, what it
+    writes, since when: the holder's record in the lock file), rather than queue unseen
+    behind it or write the same sources beside it. A question building a lexicon is waited
+    for, as before."""
+
+    def __init__(self, cache_dir: Path, *, wait: bool = True, writing: str | None = None) -> None:
         self.folder = cache_dir / "lexicon"
         self.wait = wait  # False: do not queue behind a holder (``held`` says who won)
+        self.writing = writing
         self.held = False
         self._file: IO[bytes] | None = None
 
     def __enter__(self) -> LexiconBuild:
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._file = (self.folder / LOCK_NAME).open("ab")
+        self._file = (self.folder / LOCK_NAME).open("a+b")
         try:
-            fcntl.flock(self._file, fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
-            self.held = True
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            self.held = False
+            if self.writing is not None:
+                self._refuse_beside_a_writer()
+            if not self.wait:
+                return self
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+        self.held = True
+        holder = {"pid": os.getpid(), "writing": self.writing, "since": _now()}
+        self._file.truncate(0)
+        self._file.write(json.dumps(holder).encode())
+        self._file.flush()
         return self
+
+    def _refuse_beside_a_writer(self) -> None:
+        """Raise if the lock's holder is a live process writing the graph."""
+        assert self._file is not None
+        self._file.seek(0)
+        try:
+            holder = json.loads(self._file.read() or b"{}")
+        except ValueError:  # a holder between taking the lock and writing its record
+            return
+        if holder.get("writing") and process_alive(int(holder.get("pid", 0))):
+            self._file.close()
+            raise GraphBusyError(
+                f"the graph is being written by process {holder['pid']} "
+                f"({holder['writing']}, since {holder.get('since')}); wait for it to finish "
+                f"or stop it, then run this again (lock: {self.folder / LOCK_NAME})"
+            )
 
     def __exit__(self, *_exc: object) -> None:
         if self._file is not None:
+            if self.held:
+                self._file.truncate(0)  # no holder now
             self._file.close()  # releases the lock
         self.held = False
 
@@ -286,6 +323,10 @@ class LexiconBuild:
 
 #: The lock file beside the cached lexicons.
 LOCK_NAME = "build.lock"
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _forget_others(current: Path) -> None:

@@ -33,7 +33,11 @@ def build_command(
     settings = run.settings
     check_licenses(run.names, settings)  # before an engine starts for nothing
     # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
-    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
+    writing = f"biokg build {', '.join(run.names)}"
+    with (
+        LexiconBuild(settings.cache_dir, writing=writing) as lexicon,
+        GraphStore.connect(settings) as store,
+    ):
         with progress_bars() as progress:
             results = build(
                 store,

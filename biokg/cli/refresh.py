@@ -28,7 +28,11 @@ def refresh_command(
     any source failed (the others are still refreshed)."""
     settings = run.settings
     # questions asked meanwhile read the lexicon of the graph as it was (LexiconBuild)
-    with GraphStore.connect(settings) as store, LexiconBuild(settings.cache_dir) as lexicon:
+    writing = f"biokg refresh {', '.join(run.names)}"
+    with (
+        LexiconBuild(settings.cache_dir, writing=writing) as lexicon,
+        GraphStore.connect(settings) as store,
+    ):
         reports = refresh(
             store, settings, run.names, offline=offline, sample=run.sample, embed=run.embed
         )

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +59,50 @@ def test_build_then_status_json_reports_go_counts(
     assert forced.exit_code == 0 and "edges written" in forced.output, forced.output
     assert "unchanged inputs and code, skipped" not in forced.output
     assert "disease bridge" in forced.output and "same mappings and diseases" in forced.output
+
+
+def test_a_second_build_beside_a_running_one_is_refused_naming_it(
+    own_graph_settings: Settings, tmp_path: Path, test_data_cache: Path
+) -> None:
+    """Two builds started at once on one home: the second stops before it writes, naming the
+    first (its process, what it builds, the lock); the first completes as if alone."""
+    settings = own_graph_settings
+    shutil.copy(debian_file(*GOSLIM_PLANT, test_data_cache), tmp_path / "go-basic.obo")
+    write_gaf(debian_file(*ORG_HS_DB, test_data_cache), tmp_path / "goa_human.gaf", slice_genes=60)
+    build = ["build", "--sources", "go", "--data-dir", str(tmp_path), "--sample", "--no-embed"]
+    lock = settings.cache_dir / "lexicon" / "build.lock"
+    env = {**os.environ, **settings_env(settings)}
+    first = subprocess.Popen(
+        [str(Path(sys.executable).with_name("biokg")), *build],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while f'"pid": {first.pid}' not in (lock.read_text() if lock.exists() else ""):
+            assert first.poll() is None and time.monotonic() < deadline, "the first never locked"
+            time.sleep(0.01)
+        second = runner.invoke(app, build, env=settings_env(settings))
+        running = first.poll() is None
+    finally:
+        output, _ = first.communicate(timeout=300)
+    assert running, "the first build ended before the second was refused: nothing was tested"
+    assert second.exit_code == 1, second.output
+    assert f"being written by process {first.pid} (biokg build go" in second.output
+    assert str(lock) in second.output.replace("\n", "")
+    assert first.returncode == 0, output
+    assert "infores:go" in output
+    with GraphStore.connect(settings) as store:
+        loads = store.read(
+            "MATCH (v:SourceVersion {source: 'infores:go'}) RETURN count(v) AS n, "
+            "sum(CASE WHEN v.current THEN 1 ELSE 0 END) AS current"
+        )
+    assert loads == [{"n": 1, "current": 1}]
+    # the lock is free once the first is done: the same build runs, and skips the unchanged
+    again = runner.invoke(app, build, env=settings_env(settings))
+    assert again.exit_code == 0 and "skipped (--force reloads)" in again.output, again.output
 
 
 @pytest.mark.parametrize(
