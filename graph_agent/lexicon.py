@@ -277,7 +277,8 @@ class LexiconBuild:
                 return self
             fcntl.flock(self._file, fcntl.LOCK_EX)
         self.held = True
-        holder = {"pid": os.getpid(), "writing": self.writing, "since": _now()}
+        since = datetime.now(UTC).isoformat(timespec="seconds")
+        holder = {"pid": os.getpid(), "writing": self.writing, "since": since}
         self._file.truncate(0)
         self._file.write(json.dumps(holder).encode())
         self._file.flush()
@@ -323,10 +324,6 @@ class LexiconBuild:
 
 #: The lock file beside the cached lexicons.
 LOCK_NAME = "build.lock"
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _forget_others(current: Path) -> None:
