@@ -69,7 +69,7 @@ def series_members(index: PhenotypeIndex) -> dict[int, np.ndarray]:
             stem = _stem(name) if name else None
             if stem is not None:
                 found.setdefault(stem, []).append(d)
-                if series_name(name) is not None:
+                if _NUMBERED.search(name):
                     numbered.add(stem)
         members = {}
         for stem, ds in found.items():
