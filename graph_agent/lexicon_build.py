@@ -29,7 +29,7 @@ import orjson
 
 from biokg import cypher
 from biokg.graph_agent.go_forms import derived_names
-from biokg.graph_agent.text import greek_qualifier, mention_key, one_word
+from biokg.graph_agent.text import greek_qualifier, mention_key, numbered_form, one_word
 from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import ENTITY, load_schema
 from biokg.store import GraphStore
@@ -510,11 +510,9 @@ def _title_base(title: str) -> str | None:
     inverted "of" title, whose head is the complement ("Radial heads, posterior dislocation of")."""
     head, comma, rest = title.partition(",")
     if not comma:
-        head = _FORM_NUMBER.sub("", title)
+        written = title.split()
+        numbered = next((n for n in (2, 1) if numbered_form(written[-n:])), 0)
+        head = " ".join(written[: len(written) - numbered])
     inverted = rest.split(",")[0].split()[-1:] == ["of"]
     named = head.strip()
     return named if named != title and len(named.split()) >= 2 and not inverted else None
-
-
-#: A form's number at the end of a title: "… 1", "… 2B", "… type 4", "… type IIA".
-_FORM_NUMBER = re.compile(r"\s+(?:(?:type|form|group)\s+)?(?:\d{1,2}|[IVX]{1,4})[A-Za-z]?$")

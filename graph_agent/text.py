@@ -16,7 +16,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
@@ -111,11 +111,24 @@ _UNITS = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
 #: Roman numerals 1 to 39, the type numbers names use ("collagen type XXVII", "type IIB").
 _ROMAN = {"x" * tens + unit: 10 * tens + n for tens in range(4) for n, unit in enumerate(_UNITS)}
 del _ROMAN[""]
+_ROMAN_DIGITS = frozenset("ivx")
 #: Words a type's number or letter follows ("type II", "group B").
 TYPE_WORDS = frozenset({"type", "types", "group", "class", "grade", "stage", "form"})
 _NUMBERED = re.compile(
     rf"\b({'|'.join(sorted(TYPE_WORDS))})\s+(x{{0,3}}(?:i{{1,3}}|iv|vi{{0,3}}|ix)|x{{1,3}})([a-d]?)\b"
 )
+
+
+def numbered_form(words: Sequence[str]) -> bool:
+    """Words that number one form of a named thing at the end of its name ("2B", "type IIA"):
+    what is left is the name all the forms share."""
+    *head, number = words or [""]
+    number = number.lower()
+    if len(number) > 1 and number[-1].isalpha() and not set(number) <= _ROMAN_DIGITS:
+        number = number[:-1]  # a form's letter
+    roman = 0 < len(number) <= 4 and set(number) <= _ROMAN_DIGITS
+    typed = not head or (len(head) == 1 and head[0].lower() in TYPE_WORDS)
+    return typed and (roman or (number.isdigit() and len(number) <= 2))
 
 
 def designator(key: str) -> bool:

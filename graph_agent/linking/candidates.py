@@ -7,7 +7,6 @@ Each candidate carries how it was found (``rule``) and a score; the scorer
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -24,7 +23,6 @@ from biokg.graph_agent.models import SEARCH_RULES, Candidate
 from biokg.graph_agent.text import mention_key, numbered
 
 log = logging.getLogger(__name__)
-_FORM = re.compile(r"(type |form |group )?\d{1,2}[a-z]?")
 FUZZY_CUTOFF = 85.0
 #: An index hit at least this good links a mention firmly: cosine 0.7 by meaning, or every
 #: word shared by full text (searchers.py scales both below exact matches).
@@ -116,7 +114,7 @@ class CandidateFinder:
                 continue
             key = mention_key(c.name)
             for found in self.lexicon.keys_starting(f"{key} "):
-                if not _FORM.fullmatch(found[len(key) + 1 :]):
+                if not words.numbered_form(found[len(key) + 1 :].split()):
                     continue
                 out += [
                     self.candidate(e.id, "form", e.text, RULE_SCORES[e.rule] * c.score)
