@@ -12,7 +12,11 @@ compared from commit to commit:
 * regexes: ``re.compile`` calls;
 * quoted examples: double-quoted phrases of two characters or more in comments and docstrings.
 
-Usage: ``python benchmarks/front_end_counts.py [--output json]``; nothing asserts.
+Usage: ``python benchmarks/front_end_counts.py [--output json] [--root DIR]``; nothing asserts.
+``--root`` counts another checkout's ``graph_agent/`` (``git archive f90ec17 graph_agent | tar -x
+-C /tmp/old`` then ``--root /tmp/old/graph_agent``), so a change is compared by one method.
+``--without-gate`` leaves out the Cypher gate (``gate*.py``), which checks the Cypher an LLM
+writes, not question text.
 """
 
 from __future__ import annotations
@@ -48,13 +52,16 @@ NOT_FRONT_END = frozenset(
         "searchers.py",
     }
 )
+#: diagnosis/ modules that read question text
+READING_MODULES = ("question.py", "reading.py")
 _QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”")
 
 
 def front_end_files(root: Path = ROOT) -> list[Path]:
     """The front end's modules: graph_agent/ and its linking package, not diagnosis/."""
     found = [p for p in root.glob("*.py") if p.name not in NOT_FRONT_END]
-    found += [*root.glob("linking/*.py"), root / "diagnosis" / "question.py"]
+    # the diagnosis layer's question reading (``reading.py`` before it moved to described.py)
+    found += [*root.glob("linking/*.py"), *(root / "diagnosis" / n for n in READING_MODULES)]
     return sorted(p for p in found if p.exists())
 
 
@@ -123,8 +130,13 @@ def counts(path: Path) -> dict[str, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", choices=("table", "json"), default="table")
+    parser.add_argument("--root", type=Path, default=ROOT, help="a graph_agent/ directory")
+    parser.add_argument("--without-gate", action="store_true", help="leave out gate*.py")
     args = parser.parse_args()
-    rows = {str(p.relative_to(ROOT)): counts(p) for p in front_end_files()}
+    files = front_end_files(args.root)
+    if args.without_gate:
+        files = [p for p in files if not p.name.startswith("gate")]
+    rows = {str(p.relative_to(args.root)): counts(p) for p in files}
     total = {k: sum(r[k] for r in rows.values()) for k in next(iter(rows.values()))}
     if args.output == "json":
         print(json.dumps({"modules": rows, "total": total}, indent=1))

@@ -207,13 +207,7 @@ class QuestionReader:
     @property
     def cue_words(self) -> set[str]:
         """Every word of every relation phrase, noun and kind: not entity names on their own."""
-        return {
-            word
-            for p in self._phrases
-            if p.vocabulary
-            in ("relation", "inverse", "label", "kind", "attribute", "not_held", "prefix")
-            for word in p.lemmas
-        }
+        return {word for p in self._phrases if p.vocabulary in _VOCABS for word in p.lemmas}
 
     def understand(self, question: Question) -> Reading:
         """The question's :class:`Reading`: its phrase matches found once, the cues they give
