@@ -29,9 +29,10 @@ import numpy as np
 from biokg.embedding.models import Embedder
 from biokg.files import atomic_path
 from biokg.graph_agent.models import Mention
-from biokg.graph_agent.question import Question
+from biokg.graph_agent.question import DETERMINERS, Question
 from biokg.graph_agent.requests import Relation
-from biokg.schema import GraphSchema
+from biokg.graph_agent.text import lemma
+from biokg.schema import EndWords, GraphSchema
 
 #: Cosine similarity from which a question is read as a relationship's wording.
 MIN_SIMILARITY = 0.50
@@ -110,6 +111,24 @@ class RelationMatcher:
             relation = self._directed(frame, wording, labels)
             tried += [relation, *self._kin(relation)]
         return tuple(dict.fromkeys(tried))
+
+    def orient(
+        self, relations: Sequence[Relation], question: Question, mention: Mention
+    ) -> tuple[Relation, ...]:
+        """``relations`` with the direction of each type joining a label to itself taken from the
+        question's words where schema/'s ``ends`` decide it (:func:`asked_end`): a sentence
+        vector puts antonyms side by side, so it only guessed that direction."""
+        place = question.places(question.mention_words(mention))
+        if not place:
+            return tuple(relations)
+        oriented = []
+        for relation in relations:
+            ends = self.schema.types[relation.type].ends
+            outgoing = asked_end(question, place[0], ends) if ends is not None else None
+            if outgoing is not None and outgoing != relation.outgoing:
+                relation = Relation(relation.type, outgoing, self._far(relation.type, outgoing))
+            oriented.append(relation)
+        return tuple(dict.fromkeys(oriented))
 
     def prepare(self) -> int:
         """Embed schema/'s wordings now, or read them from the cache (a server's first question
@@ -213,6 +232,48 @@ def _role(text: str) -> str | None:
     if re.search(rf"\b{PLACEHOLDER}\W*$", text):
         return "object"
     return None
+
+
+def asked_end(question: Question, place: tuple[int, int], ends: EndWords) -> bool | None:
+    """Whether ``question``, about the entity at token range ``place``, asks for the edge's
+    object end (True: the entity is the subject, the answers its broader terms or wholes) or its
+    subject end (False), when every sign ``ends`` reads agrees; None without a sign or when
+    signs disagree.
+
+    The signs: a word describing an end describes the answers before the entity, and the
+    entity itself after it unless the entity's name is possessive. A word ordering the ends
+    ("falls under") puts the entity first when it stands before the word or the word opens the
+    wh-phrase ("Under which heading does X fall?"); a passive swaps them.
+    """
+    lemmas = question.lemmas
+    start, end = place
+    last_word = question.tokens[end - 1]
+    possessive = question.text[last_word.start : last_word.end].endswith(("'s", "’s"))
+    signs: set[bool] = set()
+    outside = [w for w in _end_words(lemmas, ends) if w[1] <= start or end <= w[0]]
+    for first, last, kind in outside:
+        if kind in ("subject", "object"):
+            signs.add((kind == "object") == (last <= start or possessive))
+        else:
+            entity_first = end <= first or (last < len(lemmas) and lemmas[last] in DETERMINERS)
+            # a participle after a form of "be": its lemma differs, and no present ending
+            word = question.tokens[first].text.lower()
+            passive = "be" in lemmas[:first] and word != lemmas[first] and not word.endswith("s")
+            signs.add((entity_first == (kind == "subject_first")) != passive)
+    return signs.pop() if len(signs) == 1 else None
+
+
+def _end_words(lemmas: Sequence[str], ends: EndWords) -> list[tuple[int, int, str]]:
+    """(first token, end token, field) of every run of ``lemmas`` that is an entry of one of
+    ``ends``'s fields."""
+    found = []
+    for kind, entries in ends.model_dump().items():
+        for entry in entries:
+            words = [lemma(w) for w in entry.split()]
+            for i in range(len(lemmas) - len(words) + 1):
+                if list(lemmas[i : i + len(words)]) == words:
+                    found.append((i, i + len(words), kind))
+    return found
 
 
 def frame(question: Question, subject: Mention, leave_out: Sequence[tuple[int, int]] = ()) -> str:

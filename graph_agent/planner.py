@@ -343,6 +343,7 @@ class DeterministicPlanner:
         if self.matcher is None:
             return []
         matched = self.matcher.match(frame(question, mention, intent.appositives), labels)
+        matched = self.matcher.orient(matched, question, mention)
         requests = [Neighbours(tuple(seeds), (r,), focus, why=PARAPHRASED) for r in matched]
         opposite = self.matcher.opposite(matched[0], labels) if matched else None
         if opposite is not None and opposite not in matched:

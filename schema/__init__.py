@@ -72,6 +72,21 @@ class Paraphrases(_Strict):
     inverse: tuple[str, ...] = ()
 
 
+class EndWords(_Strict):
+    """Words that say which end of a type joining a label to itself a question asks for, read
+    where a sentence vector cannot tell (it places "wider" beside "narrower", "contains" beside
+    "is contained in"). Lemmas; an entry of several words is a run of lemmas.
+
+    ``subject`` and ``object`` describe one end (a narrower term, a part; a broader term, a
+    whole). ``subject_first`` words put the edge's subject before them ("A falls under B": A is
+    the narrower term), ``object_first`` words its object ("A covers B")."""
+
+    subject: tuple[str, ...]
+    object: tuple[str, ...]
+    subject_first: tuple[str, ...]
+    object_first: tuple[str, ...]
+
+
 class QuestionWordings(_Strict):
     """Question templates about a relationship; ``{name}`` is the asked-about entity's name."""
 
@@ -122,6 +137,8 @@ class RelationshipSpec(_Strict):
     #: phrases that name values of the type as they cue it ("dominant"): see relationships.yaml
     value_phrases: tuple[str, ...] = ()
     questions: QuestionWordings
+    #: for a type joining a label to itself: the words that say which end is asked for
+    ends: EndWords | None = None
 
     @property
     def qualified_predicate(self) -> str:
@@ -141,6 +158,8 @@ class RelationshipSpec(_Strict):
         clashing = [q for q in self.predicate_qualifiers if q in self.properties]
         if clashing:
             raise ValueError(f"predicate_qualifiers {clashing} are also edge properties")
+        if self.ends is not None and not set(self.from_labels) & set(self.to_labels):
+            raise ValueError("ends: only a type that joins a label to itself has two ends alike")
         return self
 
 

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from biokg.embedding.onnx import OnnxEmbedder
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
+from biokg.graph_agent.paraphrase import RelationMatcher
 from biokg.graph_agent.planner import DeterministicPlanner
 from biokg.schema import load_schema
 
@@ -184,6 +186,16 @@ def reader() -> QuestionReader:
 @pytest.fixture(scope="session")
 def linker(reader: QuestionReader) -> EntityLinker:
     return EntityLinker.reading_with(Lexicon.from_rows(ROWS), reader)
+
+
+@pytest.fixture(scope="session")
+def matcher(sentence_embedder: OnnxEmbedder) -> RelationMatcher:
+    return RelationMatcher(load_schema(), sentence_embedder)
+
+
+@pytest.fixture(scope="session")
+def planner_with_matcher(matcher: RelationMatcher, reader: QuestionReader) -> DeterministicPlanner:
+    return DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
 
 
 @pytest.fixture(scope="session")

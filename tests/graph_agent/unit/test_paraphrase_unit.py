@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from biokg.embedding.onnx import OnnxEmbedder
-from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher
@@ -19,16 +18,6 @@ from biokg.graph_agent.planner import DeterministicPlanner
 from biokg.graph_agent.question import Question
 from biokg.graph_agent.requests import Neighbours
 from biokg.schema import load_schema
-
-
-@pytest.fixture(scope="module")
-def matcher(sentence_embedder: OnnxEmbedder) -> RelationMatcher:
-    return RelationMatcher(load_schema(), sentence_embedder)
-
-
-@pytest.fixture(scope="module")
-def planner_with_matcher(matcher: RelationMatcher, reader: QuestionReader) -> DeterministicPlanner:
-    return DeterministicPlanner(matcher.schema, reader=reader, matcher=matcher)
 
 
 def _read(matcher: RelationMatcher, frame: str, label: str) -> list[tuple[str, bool | None]]:
