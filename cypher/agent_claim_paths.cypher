@@ -1,5 +1,7 @@
 // A claim between two sets of nodes through one node between them (a gene's disease that
-// has the phenotype): subject -r1- via -r2- object, neither hop a subtype edge nor negated.
+// has the phenotype): subject -r1- via -r2- object, neither hop a subtype edge nor negated,
+// and via no value both ends share ($values: types whose far end is a value, a mode of
+// inheritance).
 // Both ends are sought by id first: matched from the pattern with `s.id IN $subjects`, the
 // embedded engine walks every two-hop path of the graph (10 s and more at release size).
 UNWIND $subjects AS subject_id
@@ -11,6 +13,7 @@ WHERE m <> s AND m <> o
   AND type(r1) <> 'IS_A' AND type(r2) <> 'IS_A'
   AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
   AND (size($through) = 0 OR type(r1) IN $through)
+  AND NOT (type(r1) IN $values AND endNode(r1) = m) AND NOT (type(r2) IN $values AND endNode(r2) = m)
 WITH s, o, m, r1, r2
 LIMIT $limit
 RETURN {id: s.id, label: [l IN labels(s) WHERE l <> 'Entity'][0], name: s.name,

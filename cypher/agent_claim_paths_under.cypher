@@ -2,7 +2,7 @@
 // the drug's target gene is annotated with a function under kinase activity): subject -r1- via
 // -r2- a node that is one of the objects or lies under one of them (IS_A and PART_OF, at most
 // eight levels up), read from the subjects' side as agent_claim_under is; neither hop a
-// hierarchy edge nor negated.
+// hierarchy edge nor negated, and via no value both ends share ($values, as agent_claim_paths).
 UNWIND $subjects AS subject_id
 MATCH (s:Entity {id: subject_id})
 MATCH (s)-[r1]-(m:Entity)-[r2]-(o:Entity)
@@ -10,6 +10,7 @@ WHERE m <> s AND o <> s
   AND NOT type(r1) IN ['IS_A', 'PART_OF'] AND NOT type(r2) IN ['IS_A', 'PART_OF']
   AND coalesce(r1.negated, false) = false AND coalesce(r2.negated, false) = false
   AND (size($through) = 0 OR type(r1) IN $through)
+  AND NOT (type(r1) IN $values AND endNode(r1) = m) AND NOT (type(r2) IN $values AND endNode(r2) = m)
 MATCH (o)-[:IS_A|PART_OF*0..8]->(t:Entity)
 WHERE t.id IN $objects
 WITH DISTINCT s, o, m, r1, r2

@@ -72,7 +72,14 @@ class ClaimCheckSearch(ResearchStep[ClaimCheck]):
         unjoined = not findings and (not request.types or bool(request.through))
         if (unjoined or summarising) and runner.remaining_queries > 1:
             paths = _paths(
-                runner, {**params, "types": [], "through": list(request.through)}, under=broad
+                runner,
+                {
+                    **params,
+                    "types": [],
+                    "through": list(request.through),
+                    "values": list(request.values),
+                },
+                under=broad,
             )
             findings += [_crossed(f, same_subjects, same_objects) for f in paths]
         met = {f.seed for f in findings}

@@ -93,9 +93,9 @@ class Intent:
     #: the label a which/what question names before anything else ("Which diseases …", "What
     #: are the phenotypes of …"): the kind its answers are
     answer_label: str | None = None
-    #: a relationship phrase that also names a value of the type ("dominantly"): a yes/no
-    #: question worded with one claims that value, not merely that some edge exists
-    names_a_value: bool = False
+    #: the lemmas of relationship phrases that also name a value of the type ("dominantly"):
+    #: a yes/no question worded with one claims that value, not merely that some edge exists
+    values: tuple[str, ...] = ()
 
     @property
     def asks_not_held(self) -> bool:
@@ -340,8 +340,13 @@ class QuestionReader:
                 if head and head[0] == "label" and words[:1] in _ASKING_KIND_OPENERS
                 else None
             ),
-            names_a_value=any(
-                (p.lemmas, p.name) in self._values for _, p in found if p.vocabulary == "relation"
+            values=tuple(
+                dict.fromkeys(
+                    word
+                    for _, p in found
+                    if p.vocabulary == "relation" and (p.lemmas, p.name) in self._values
+                    for word in p.lemmas
+                )
             ),
         )
 

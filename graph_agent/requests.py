@@ -64,7 +64,9 @@ class Neighbours(Request):
     """Breadth-first: the seeds' one-hop neighbours over ``relations`` (all when empty);
     ``caveat``: said beside what it finds (what was asked and is not what it answers);
     ``decides``: a yes/no question whether the seeds hold any such edge at all ("Is X
-    inherited?"): what it finds is the verdict, ``negated`` for a negated question."""
+    inherited?"): what it finds is the verdict, ``negated`` for a negated question;
+    ``values``: the words of a value such a question claims ("recessive"): a node found and
+    named by all of them is the verdict, and the caveat is then not said."""
 
     seeds: tuple[str, ...]
     relations: tuple[Relation, ...] = ()
@@ -72,6 +74,7 @@ class Neighbours(Request):
     caveat: str | None = None
     decides: bool = False
     negated: bool = False
+    values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,9 @@ class ClaimCheck(Request):
     for subjects the claim does not hold for, when it holds for others (an ambiguous name).
     ``through``: relationships the question names that leave the subjects but reach no
     object's kind; a path whose first step takes one meets the claim (a drug "targets a
-    kinase" when its target gene has a kinase function)."""
+    kinase" when its target gene has a kinase function). ``values``: relationships whose far
+    end is a value (schema/ ``value_phrases``: a mode of inheritance); a path through such a
+    value says only that two nodes share it, so it meets no claim."""
 
     subjects: tuple[str, ...]
     objects: tuple[str, ...]
@@ -130,6 +135,7 @@ class ClaimCheck(Request):
     negated: bool = False
     held: tuple[Relation, ...] = ()
     through: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

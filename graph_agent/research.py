@@ -30,6 +30,7 @@ from biokg.graph_agent.requests import (
     Request,
 )
 from biokg.graph_agent.runner import QueryRunner
+from biokg.names import name_key
 
 R = TypeVar("R", bound=Request)
 
@@ -102,9 +103,24 @@ class BreadthSearch(ResearchStep[Neighbours]):
                     )
                 )
         found = ranked(runner.evidence, _merge(findings), request.focus)
-        note = request.caveat if found else None
         verdict = verdict_of(found, request.negated) if request.decides else None
+        if request.values:
+            nodes = runner.evidence.nodes
+            named = [f for f in found if _named_by(nodes[f.node].name or "", request.values)]
+            verdict = verdict_of(named, request.negated)
+        note = request.caveat if found and verdict is None else None
         return StepResult(self.name, found, survey=survey, note=note, verdict=verdict)
+
+
+def _named_by(name: str, values: tuple[str, ...]) -> bool:
+    """Every value word is a word of ``name``, or one of its words of four letters or more
+    begins it ("recessively": "Autosomal recessive inheritance")."""
+    words = name_key(name).split()
+    return all(
+        any(part == w or (len(w) >= 4 and part.startswith(w)) for w in words)
+        for value in values
+        for part in name_key(value).split()
+    )
 
 
 class ChainSearch(ResearchStep[ChainWalk]):

@@ -316,3 +316,35 @@ def test_a_drug_is_verified_against_a_class_of_targets(
             assert len(cited) >= 2, answer.summary
     assert len(asked) >= 12, asked
     assert wrong == [], wrong
+
+
+#: Diseases with exactly one mode of inheritance, autosomal dominant or recessive, each once.
+_ONE_MODE = """
+MATCH (d:Disease)-[r:HAS_MODE_OF_INHERITANCE]->(m:Phenotype)
+WHERE coalesce(r.negated, false) = false AND size(d.name) <= 40 AND NOT d.name CONTAINS ','
+WITH d, collect(DISTINCT m.name) AS modes WHERE size(modes) = 1
+  AND modes[0] IN ['Autosomal dominant inheritance', 'Autosomal recessive inheritance']
+RETURN d.id AS id, d.name AS name, modes[0] AS mode ORDER BY id LIMIT 300
+"""
+
+
+def test_a_value_of_the_relationship_named_in_the_claim_is_its_verdict(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    # "Is X an autosomal recessive disease?": PrimeKG's MONDO class "autosomal recessive
+    # disease" is linked, and its members share a mode of inheritance with nearly every disease;
+    # the claim is the mode the words name, met by the disease's own mode edge or by nothing
+    store, _ = cross_source_graph
+    rows = store.read(_ONE_MODE)
+    assert len(rows) >= 20
+    for row in random.Random(7).sample(rows, 6):
+        held = "recessive" if "recessive" in row["mode"] else "dominant"
+        other = "dominant" if held == "recessive" else "recessive"
+        for wording in ("Is {name} an autosomal {mode} disease?", "Is {name} inherited {mode}ly?"):
+            answer = cross_source_agent.ask(wording.format(name=row["name"], mode=held))
+            assert answer.verdict == "yes", answer.summary
+            assert [n.name for n in answer.answers] == [row["mode"]], answer.summary
+            # the other mode: no verdict, and what the graph holds is what is listed
+            answer = cross_source_agent.ask(wording.format(name=row["name"], mode=other))
+            assert answer.verdict is None, answer.summary
+            assert row["mode"] in {n.name for n in answer.answers}, answer.summary
