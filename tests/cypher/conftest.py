@@ -75,8 +75,10 @@ def lint_schema(schema: GraphSchema) -> dict[str, list[str]]:
 
 
 #: Linter processes run side by side: the linter takes ~0.1 s a statement on one core, whatever
-#: the statement, and the test process only waits meanwhile.
-LINT_PROCESSES = max(1, min(4, os.cpu_count() or 1))
+#: the statement, and the test process only waits meanwhile. A pytest-xdist worker runs one: the
+#: other workers keep the other cores busy, and each process more costs node's start and the
+#: linter's warm-up again (~5 s of CPU, 2026-12-07).
+LINT_PROCESSES = 1 if "PYTEST_XDIST_WORKER" in os.environ else max(1, min(4, os.cpu_count() or 1))
 
 
 @pytest.fixture(scope="session")
