@@ -11,6 +11,7 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -49,18 +50,53 @@ def session_home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     )
 
 
+#: Where arcadedb-embedded reads the options of the JVM an engine starts with.
+JVM_ARGS = "ARCADEDB_JVM_ARGS"
+#: The JVM options of every engine a test run starts but the session graph's: the pool's
+#: (own_graph.POOL), the engines of a graph of its own, and those a CLI, Prefect or server
+#: process of a test starts. They live for a few builds and reads each, so C1's quickly made code
+#: serves them better than C2's, whose compiling costs more CPU than it gains back in so short a
+#: life (tests/ingest/test_build_order.py alone: 121 s of CPU with C2, 72 s with C1 only,
+#: 2026-12-07). The session graph's engine keeps the JVM's defaults: the long reads of the
+#: session and cross-source graphs' tests took twice the CPU or more with C1's code (decision
+#: 0031, "The engines' JVM tuned for short lives"; decision 0028).
+SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The test run's engines start with :data:`SHORT_LIVED_JVM`, unless the environment sets
+    the JVM's options itself."""
+    os.environ.setdefault(JVM_ARGS, SHORT_LIVED_JVM)
+
+
+@contextmanager
+def _long_lived_jvm() -> Iterator[None]:
+    """An engine started in this block gets the JVM's defaults, not :data:`SHORT_LIVED_JVM`
+    (an environment's own options are kept)."""
+    ours = os.environ.get(JVM_ARGS) == SHORT_LIVED_JVM
+    if ours:
+        del os.environ[JVM_ARGS]
+    try:
+        yield
+    finally:
+        if ours:
+            os.environ[JVM_ARGS] = SHORT_LIVED_JVM
+
+
 @pytest.fixture(scope="session")
 def store(session_home: Settings, request: pytest.FixtureRequest) -> Iterator[GraphStore]:
-    """The session graph's store. On a pytest-xdist worker its graph comes with AGENT_SOURCES
-    built: by the first worker to get here, copied by the others (tests/session_graph.py)."""
-    if hasattr(request.config, "workerinput"):
-        graph = session_graph.connect_built(
-            session_home,
-            Path(request.config.workerinput[SNAPSHOT]),
-            lambda built: _build_shared_graph(built, session_home),
-        )
-    else:
-        graph = GraphStore.connect(session_home)
+    """The session graph's store, its engine with the JVM's defaults (:data:`SHORT_LIVED_JVM`).
+    On a pytest-xdist worker its graph comes with AGENT_SOURCES built: by the first worker to
+    get here, copied by the others (tests/session_graph.py)."""
+    with _long_lived_jvm():
+        if hasattr(request.config, "workerinput"):
+            graph = session_graph.connect_built(
+                session_home,
+                Path(request.config.workerinput[SNAPSHOT]),
+                lambda built: _build_shared_graph(built, session_home),
+            )
+        else:
+            graph = GraphStore.connect(session_home)
     with graph:
         yield graph
 
