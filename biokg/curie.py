@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from functools import cache
 
-import bioregistry
-
 from biokg.schema import load_schema
 
 
 @cache
 def _synonyms() -> dict[str, str]:
     """Map every known spelling (case-folded) of a schema prefix to its schema spelling."""
+    # imported here: bioregistry reads its whole registry as it is imported (~1.2 s of CPU),
+    # which every process importing the build paid (Prefect's deploy and flow-run processes,
+    # CLI commands) whether or not it parsed a source
+    import bioregistry
+
     table: dict[str, str] = {}
     for ours, key in load_schema().prefixes.items():
         resource = bioregistry.get_resource(key)
