@@ -282,10 +282,7 @@ class DeterministicPlanner:
             # exists decides it; not when the phrase names a value ("inherited dominantly") or
             # other words of the question name something no mention covers
             decides = (
-                intent.polar
-                and bool(intent.relations)
-                and not intent.names_a_value
-                and not intent.words
+                intent.polar and bool(intent.relations) and not intent.values and not intent.words
             )
             requests.append(
                 Neighbours(
@@ -295,6 +292,7 @@ class DeterministicPlanner:
                     why=why,
                     decides=decides,
                     negated=intent.negated,
+                    values=intent.values if intent.polar else (),
                 )
             )
         elif not (intent.relations or targets):
@@ -435,6 +433,7 @@ class DeterministicPlanner:
                 negated=intent.negated,
                 held=held,
                 through=through,
+                values=tuple(t for t, spec in self.schema.types.items() if spec.value_phrases),
                 why="checks a stated relation",
             )
         ]
@@ -448,6 +447,8 @@ class DeterministicPlanner:
                     "no record either way: no edge joins the claim's two sides; listed is what "
                     f"the graph holds for {subject.text} on {why}"
                 ),
+                values=intent.values,
+                negated=intent.negated,
             )
             for relations, why in groups
         ]
@@ -618,12 +619,16 @@ class DeterministicPlanner:
 
         Cued types that cannot touch the seed's label give way to every type that joins the
         seed's label to an asked-for label ("Which label is <section> from?", "Which enzyme
-        is deficient in X?").
+        is deficient in X?"). A label asked for by a kind of its nodes that no cued type
+        reaches is reached by the types that do: "pathway" names Pathway nodes and GO's
+        biological processes, and a gene in no pathway record is still annotated with them.
         """
         cued = self._typed(labels, intent, intent.relations, targets)
-        if cued or not targets:
-            return cued
-        return self._reaching(labels, intent, targets)
+        if not cued:
+            return self._reaching(labels, intent, targets) if targets else cued
+        kinds = {self._kind_labels.get(k) for k in intent.kinds} & set(targets)
+        unreached = tuple(sorted(kinds - {label for r in cued for label in r.labels}))
+        return cued + (self._reaching(labels, intent, unreached) if unreached else [])
 
     def _reaching(
         self, labels: set[str], intent: Intent, targets: tuple[str, ...]

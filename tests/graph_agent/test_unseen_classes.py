@@ -254,3 +254,28 @@ def test_a_gene_family_named_in_the_plural_means_its_numbered_members(
         answer = cross_source_agent.ask(wording.format(name=f"the {head}s"))
         linked = {c.id for m in answer.mentions for c in m.candidates}
         assert families[head] <= linked, (head, answer.summary)
+
+
+#: Genes with GO biological processes and no pathway record (KEGG and PrimeKG's Reactome cover
+#: some genes only), and their processes.
+_GENES_WITHOUT_PATHWAYS = """
+MATCH (g:Gene)-[r:ANNOTATED_WITH]->(t:GOTerm {namespace: 'biological_process'})
+WHERE coalesce(r.negated, false) = false AND g.symbol =~ '[A-Z][A-Z0-9]{2,7}'
+  AND NOT (g)-[:PARTICIPATES_IN]->()
+RETURN g.id AS id, g.symbol AS symbol, collect(DISTINCT t.id) AS processes
+ORDER BY id LIMIT 200
+"""
+
+
+def test_a_gene_in_no_pathway_record_is_answered_with_its_processes(
+    cross_source_agent: GraphAgent, cross_source_graph: tuple[GraphStore, object]
+) -> None:
+    # "pathway" names Pathway nodes and GO's biological processes (schema/ kinds): the question
+    # cues PARTICIPATES_IN, which the gene lacks, so its processes answer
+    store, _ = cross_source_graph
+    rows = store.read(_GENES_WITHOUT_PATHWAYS)
+    assert len(rows) >= 10
+    for row in random.Random(SEED).sample(rows, 4):
+        answer = cross_source_agent.ask(f"Which pathways involve {row['symbol']}?")
+        found = {n.id for n in answer.answers}
+        assert found and found <= set(row["processes"]), (row["symbol"], answer.summary)
