@@ -31,7 +31,7 @@ from biokg.embedding.onnx import OnnxEmbedder
 from biokg.embedding.search import vector_neighbours
 from biokg.embedding.static import node_embedder
 from biokg.embedding.texts import node_text
-from biokg.graph_agent.searchers import RERANK_POOL
+from biokg.graph_agent.searchers import RERANK_POOL, judged_text
 from biokg.ingest.build import fetch_source, prepare_records
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
@@ -117,10 +117,10 @@ def main() -> None:
             hits = vector_neighbours(store, "Phenotype", vector, k=10)
             knn_ms.append((time.perf_counter() - t) * 1000)
             ranks["index"].append(rank(node_id, [hit_id for hit_id, _, _ in hits]))
-            if reranker is not None and RERANK_POOL > len(hits):
-                hits = vector_neighbours(store, "Phenotype", vector, k=RERANK_POOL)
             if reranker is not None:
-                asked, *named = reranker.embed([synonym, *(text for _, _, text in hits)])
+                hits = hits[:RERANK_POOL]
+                judged = (judged_text(text) for _, _, text in hits)
+                asked, *named = reranker.embed([synonym, *judged])
                 cosines = [sum(a * b for a, b in zip(asked, n, strict=True)) for n in named]
                 order = sorted(zip(cosines, (h[0] for h in hits), strict=True), reverse=True)
                 ranks[reranked].append(rank(node_id, [i for _, i in order]))

@@ -29,8 +29,10 @@ FULLTEXT_WEIGHT = 0.6
 #: infarction 0.59 but ~Abnormal heart morphology 0.52, an invented "Zorbaxinol"~Seizure 0.22.
 MIN_COSINE = 0.55
 VECTOR_WEIGHT = 0.8
-#: Neighbours per label the reranker rescores (see :class:`VectorSearcher`).
-RERANK_POOL = 10
+#: Neighbours per label the reranker rescores, and the words of each node's text it reads (the
+#: name and its first synonyms): see :class:`VectorSearcher` and docs/decisions/0010.
+RERANK_POOL = 4
+RERANK_WORDS = 20
 PER_LABEL = 3
 
 
@@ -58,8 +60,9 @@ class VectorSearcher:
 
     With a ``reranker`` (the transformer, when the node vectors come from the fast static
     model), the index's :data:`RERANK_POOL` nearest per label are rescored by the reranker on
-    the same node texts: the static model finds neighbours, the transformer judges them, and
-    :data:`MIN_COSINE`, measured on the transformer, keeps its meaning.
+    the head of the same node texts (:data:`RERANK_WORDS`): the static model finds neighbours,
+    the transformer judges them, and :data:`MIN_COSINE`, measured on the transformer, keeps its
+    meaning.
     """
 
     store: GraphStore
@@ -99,7 +102,7 @@ class VectorSearcher:
             vector_neighbours(self.store, label, vector, RERANK_POOL, read=read)
             for label in self.labels
         ]
-        texts = [node_text for pool in pools for _, _, node_text in pool]
+        texts = [judged_text(text) for pool in pools for _, _, text in pool]
         if not texts:
             return []
         asked, *vectors = self.reranker.embed([text, *texts])
@@ -108,6 +111,13 @@ class VectorSearcher:
             sorted(((node, next(scored)) for node, _, _ in pool), key=lambda hit: -hit[1])
             for pool in pools
         ]
+
+
+def judged_text(node_text: str) -> str:
+    """What the reranker reads of a node's embedded text: its first :data:`RERANK_WORDS` words
+    (the name and its first synonyms; a long synonym list or definition made a rescoring call
+    of one phrase 0.5-1 s of the CLI's time)."""
+    return " ".join(node_text.split()[:RERANK_WORDS])
 
 
 def _dot(a: list[float], b: list[float]) -> float:
