@@ -295,6 +295,9 @@ class DeterministicPlanner:
                     values=intent.values if intent.polar else (),
                 )
             )
+            kinded = self._kind_reaching(labels, intent, targets, relations)
+            if kinded and not intent.polar:
+                requests.append(Neighbours(tuple(seeds), tuple(kinded), focus, why=ASKED_LABEL))
         elif not (intent.relations or targets):
             # nothing asked but the entity itself ("Tell me about X"): everything it touches;
             # else only what shares the question's words ("Is LAMP1 a lysosomal marker?",
@@ -619,16 +622,23 @@ class DeterministicPlanner:
 
         Cued types that cannot touch the seed's label give way to every type that joins the
         seed's label to an asked-for label ("Which label is <section> from?", "Which enzyme
-        is deficient in X?"). A label asked for by a kind of its nodes that no cued type
-        reaches is reached by the types that do: "pathway" names Pathway nodes and GO's
-        biological processes, and a gene in no pathway record is still annotated with them.
+        is deficient in X?").
         """
         cued = self._typed(labels, intent, intent.relations, targets)
-        if not cued:
-            return self._reaching(labels, intent, targets) if targets else cued
+        if cued or not targets:
+            return cued
+        return self._reaching(labels, intent, targets)
+
+    def _kind_reaching(
+        self, labels: set[str], intent: Intent, targets: tuple[str, ...], cued: list[Relation]
+    ) -> list[Relation]:
+        """The types reaching a label the question asks for by a kind of its nodes, when no cued
+        type reaches it and it is not the seed's own: "pathway" names Pathway nodes and GO's
+        biological processes, and a gene in no pathway record is still annotated with them.
+        Tried after the cued types, which answer when they find anything."""
         kinds = {self._kind_labels.get(k) for k in intent.kinds} & set(targets)
-        unreached = tuple(sorted(kinds - {label for r in cued for label in r.labels}))
-        return cued + (self._reaching(labels, intent, unreached) if unreached else [])
+        unreached = kinds - labels - {label for r in cued for label in r.labels}
+        return self._reaching(labels, intent, tuple(sorted(unreached))) if unreached else []
 
     def _reaching(
         self, labels: set[str], intent: Intent, targets: tuple[str, ...]
