@@ -93,6 +93,9 @@ class DeterministicPlanner:
         self.schema = schema
         self.reader = reader or QuestionReader(schema)
         self.matcher = matcher  # reads relationships in words schema/ does not have
+        #: types whose far end is a value (schema/ ``value_phrases``): no claim's path runs
+        #: through one
+        self._value_types = tuple(t for t, spec in schema.types.items() if spec.value_phrases)
         self._kind_labels = {
             value: label
             for label, spec in schema.labels.items()
@@ -436,7 +439,7 @@ class DeterministicPlanner:
                 negated=intent.negated,
                 held=held,
                 through=through,
-                values=tuple(t for t, spec in self.schema.types.items() if spec.value_phrases),
+                values=self._value_types,
                 why="checks a stated relation",
             )
         ]
