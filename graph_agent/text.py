@@ -111,7 +111,6 @@ _UNITS = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")
 #: Roman numerals 1 to 39, the type numbers names use ("collagen type XXVII", "type IIB").
 _ROMAN = {"x" * tens + unit: 10 * tens + n for tens in range(4) for n, unit in enumerate(_UNITS)}
 del _ROMAN[""]
-_ROMAN_DIGITS = frozenset("ivx")
 #: Words a type's number or letter follows ("type II", "group B").
 TYPE_WORDS = frozenset({"type", "types", "group", "class", "grade", "stage", "form"})
 _NUMBERED = re.compile(
@@ -124,11 +123,10 @@ def numbered_form(words: Sequence[str]) -> bool:
     what is left is the name all the forms share."""
     *head, number = words or [""]
     number = number.lower()
-    if len(number) > 1 and number[-1].isalpha() and not set(number) <= _ROMAN_DIGITS:
+    if number not in _ROMAN and number[-1:].isalpha():
         number = number[:-1]  # a form's letter
-    roman = 0 < len(number) <= 4 and set(number) <= _ROMAN_DIGITS
     typed = not head or (len(head) == 1 and head[0].lower() in TYPE_WORDS)
-    return typed and (roman or (number.isdigit() and len(number) <= 2))
+    return typed and (number in _ROMAN or (number.isdigit() and len(number) <= 2))
 
 
 def designator(key: str) -> bool:

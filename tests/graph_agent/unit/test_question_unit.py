@@ -155,3 +155,26 @@ def test_understanding_linking_reading_and_planning_read_the_parse_not_the_strin
     plan = planner.plan(reading, mentions, intent=intent)
     assert plan.intent is intent
     assert plan.seeds and plan.requests
+
+
+@pytest.mark.parametrize(
+    ("words", "numbered"),
+    [
+        # how OMIM and Orphanet number a disease's forms at the end of its name
+        ("2", True),
+        ("2B", True),
+        ("IV", True),
+        ("type 4", True),
+        ("type IIA", True),
+        ("group 2", True),
+        # a letter or a long number names no form; a type word alone is no number
+        ("A", False),
+        ("123", False),
+        ("type", False),
+        ("syndrome 2", False),
+    ],
+)
+def test_a_forms_number_is_read_once_for_linking_and_the_lexicon(
+    words: str, numbered: bool
+) -> None:
+    assert text.numbered_form(words.split()) is numbered
