@@ -22,17 +22,17 @@ from biokg.graph_agent.agent import GraphAgent
 from biokg.settings import Settings
 from biokg.store import GraphStore
 
-PHRASES = (
-    "interstitial 6q25 microdeletion",
-    "key gene",
-    "stable identifier",
-    "cause is unknown",
-    "visual disorders such as myopia",
-    "exosomal marker",
-    "transcriptional regulator",
-    "tropical regions",
+PHRASES = (  # lay and descriptive wordings, none a name in the graph as written
     "heart attack",
     "high blood pressure",
+    "brittle bones",
+    "sugar in the urine",
+    "blood thinner",
+    "water pill",
+    "small eyes",
+    "programmed cell death",
+    "enzyme that breaks down fat",
+    "stomach ulcer",
 )
 SETTINGS = {
     "before (10 nearest, whole text)": (10, 10**6),
