@@ -53,7 +53,7 @@ _MARKER = re.compile(
 )
 _SPLIT = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE)
 _FILLER = re.compile(r"^(?:an?|the|any|some|signs?\s+of|history\s+of|and|or)\s+", re.IGNORECASE)
-#: A lead-in that announces the description ("with the following symptoms: …"): no feature.
+#: A lead-in that announces the description (a colon after the word symptoms): no feature.
 _LEAD_IN = re.compile(
     r"^(?:the\s+)?following(?:\s+(?:symptoms|signs|features|findings|phenotypes|problems))?$",
     re.IGNORECASE,

@@ -11,7 +11,8 @@ matcher (:mod:`.paraphrase`), in the planner.
 
 Besides cues, the reader tells a yes/no question or a claim to check ("Is X …?", "X treats Y")
 from a question asking for entities, whether the claim is negated, and what the question asks
-for first (its *head*: "What is the **trade name** of X?", "**When** was X approved?").
+for first (its *head*: a property such as a drug's brand names, or a topic no source holds
+such as a date of approval).
 
 It reads in two steps, one before linking and one after. :meth:`QuestionReader.understand` is
 the understanding stage: a :class:`Reading` of the parsed question, made once, with every
@@ -100,7 +101,7 @@ class Intent:
     @property
     def asks_not_held(self) -> bool:
         """The question asks for something no source holds: its head is such a topic, or it
-        names one and no relationship or property ("Where is FBN1 expressed?")."""
+        names one and no relationship or property (a gene's tissue expression)."""
         if self.head is not None and self.head[0] in ("not_held", _WHEN):
             return True
         return bool(self.not_held) and not self.relations and self.attribute is None
@@ -188,7 +189,7 @@ class QuestionReader:
 
     @property
     def nouns(self) -> set[str]:
-        """Lemmas of every label noun: words that may end a name ("Hunter disease")."""
+        """Lemmas of every label noun: words that may end a name (an eponym's disease)."""
         return {word for p in self._phrases if p.vocabulary == "label" for word in p.lemmas}
 
     @property
@@ -467,7 +468,7 @@ def _request_without_question(
 
 def _kind(lemmas: list[str], polar: bool) -> Kind:
     present = set(lemmas)
-    if present & _SHARED or "in common" in " ".join(lemmas):
+    if present & _SHARED:
         return "shared"
     if not polar and present & _PATH:
         return "path"

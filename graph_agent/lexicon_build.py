@@ -499,11 +499,9 @@ FAMILY_MEMBERS = 3
 
 
 def _title_base(title: str) -> str | None:
-    """The disease a qualified or numbered title names ("Spinal and bulbar muscular atrophy"
-    of OMIM's "Spinal and bulbar muscular atrophy, X-linked 1", "Severe combined
-    immunodeficiency" of "…, autosomal recessive, T cell-negative, …", "Cortisone reductase
-    deficiency" of "Cortisone reductase deficiency 1"): people leave the qualifiers and the
-    form's number out.
+    """The disease a qualified or numbered title names ("Cortisone reductase deficiency" of
+    OMIM's "Cortisone reductase deficiency 1", a disease's name of its titles qualified by mode
+    of inheritance and cell type): people leave the qualifiers and the form's number out.
 
     None for a one-word head ("Deafness, autosomal recessive 1A", "Epilepsy, idiopathic
     generalized 10": one word names a family too wide to stand for its forms) and for an

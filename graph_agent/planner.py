@@ -2,14 +2,14 @@
 
 Everything it knows about the graph comes from schema/: which labels each relationship type
 joins (to settle what a cue means for the linked entity's label, and to find the relationship
-when the question names only the kind of answer: "Which enzyme is deficient in Wolman
-disease?" can only be ASSOCIATED_WITH), and which two-type chains lead from the entity to the
+when the question names only the kind of answer: an enzyme asked of a disease can only be
+ASSOCIATED_WITH), and which two-type chains lead from the entity to the
 label asked for. In order:
 
 1. **Not held**: a question whose head is a topic no source holds ("odds ratios", "when was X
    approved") gets no research: the answer says the graph holds no such thing.
 2. **Unknown names**: a name the graph does not know in a yes/no or attribute question, or as
-   the only subject, ends planning the same way ("Herceptin is not in the graph").
+   the only subject, ends planning the same way (the answer says the name is not in the graph).
 3. **Attributes**: "the brand names of X" → :class:`Attribute`.
 4. **Claims**: a yes/no question or statement with two named sides → :class:`ClaimCheck`, then
    (when the graph holds no such edge) what it does hold about the subject on those
@@ -229,14 +229,14 @@ class DeterministicPlanner:
     ) -> list[Request]:
         labels = {self._label_of(mention, i) for i in seeds} - {None}
         if intent.polar:
-            targets = ()  # "Is X caused by a recessive gene?": the gene is no asked answer
+            targets = ()  # a kind named inside a yes/no claim is part of the claim, no answer
             # a claim whose other side is no name the graph knows ("imatinib treats
             # <an unknown name>"): only findings that share its words can speak to it
             focus = Focus(focus.words, focus.kinds, only_relevant=bool(intent.words))
         label_text = self._label_text(seeds, intent, intent.words)
         if "Drug" in labels and label_text.sections and not intent.relations and not targets:
-            # "What does the boxed warning of X say?"; a drug without label text may still
-            # hold the relationship the words paraphrase ("What do doctors give X for?")
+            # a section of the drug's label asked for by name; a drug without label text may
+            # still hold the relationship the words paraphrase
             return [label_text, *self._paraphrased(question, seeds, mention, labels, focus, intent)]
         relations = self._relations(labels, intent, targets)
         requests: list[Request] = []
@@ -247,17 +247,17 @@ class DeterministicPlanner:
             requests = self._paraphrased(question, seeds, mention, labels, focus, intent)
             kind = self._asked_kind(question)
             if requests and kind is not None:
-                # "X starts transcription with what enzyme?": when no paraphrased
+                # a wh-phrase after the verb names the kind of answer: when no paraphrased
                 # relationship holds an edge, what the subject touches that is named by the
                 # kind asked for answers
                 kinded = Focus((kind,), focus.kinds, only_relevant=True)
                 requests.append(Neighbours(tuple(seeds), (), kinded, why=SURVEY))
             elif requests and (not focus.words or focus.only_relevant):
-                # "What does BRCA1 do?": a paraphrase read from grammar words alone is a guess;
+                # a paraphrase read from grammar words alone (what a gene does) is a guess;
                 # when none of its relationships holds an edge, what the subject touches
                 # answers (requests run in order until one finds anything). A claim about the
-                # subject in words of its own ("Is RAD51 a DNA repair protein?": the asked
-                # label is the subject's) likewise, by what shares the claim's words
+                # subject in words of its own (the asked label is the subject's: a gene called
+                # a kind of protein) likewise, by what shares the claim's words
                 requests.append(Neighbours(tuple(seeds), (), focus, why=SURVEY))
             if requests:
                 return requests + ([label_text] if "Drug" in labels else [])
@@ -281,9 +281,10 @@ class DeterministicPlanner:
             if reaching:
                 requests.append(Neighbours(tuple(seeds), tuple(reaching), focus, why=ASKED_LABEL))
             why = "one-hop over the asked relationships"
-            # "Is X inherited?", "Is FBN1 associated with any disease?": whether any such edge
-            # exists decides it; not when the phrase names a value ("inherited dominantly") or
-            # other words of the question name something no mention covers
+            # a yes/no question naming only the relationship (inherited, associated with any
+            # disease): whether any such edge exists decides it; not when the phrase names a
+            # value ("inherited dominantly") or other words of the question name something no
+            # mention covers
             decides = (
                 intent.polar and bool(intent.relations) and not intent.values and not intent.words
             )
@@ -302,9 +303,9 @@ class DeterministicPlanner:
             if kinded and not intent.polar:
                 requests.append(Neighbours(tuple(seeds), tuple(kinded), focus, why=ASKED_LABEL))
         elif not (intent.relations or targets):
-            # nothing asked but the entity itself ("Tell me about X"): everything it touches;
-            # else only what shares the question's words ("Is LAMP1 a lysosomal marker?",
-            # "X starts transcription with what enzyme?")
+            # nothing asked but the entity itself: everything it touches; else only what
+            # shares the question's words (a claim in words no relationship reads, or a kind
+            # of answer named after the verb)
             narrowed = Focus(focus.words, focus.kinds, only_relevant=bool(focus.words))
             requests.append(Neighbours(tuple(seeds), (), narrowed, why=SURVEY))
         # last, when nothing above found anything: chains that end in a type the question cues
@@ -458,7 +459,7 @@ class DeterministicPlanner:
             )
             for relations, why in groups
         ]
-        if "Drug" in here:  # "Is sildenafil contraindicated with nitrates?": its label says
+        if "Drug" in here:  # a claim about a drug that its label's sections may settle
             requests.append(self._label_text(seeds, intent, focus.words))
         return requests
 
@@ -477,7 +478,7 @@ class DeterministicPlanner:
         """Each named entity becomes a constraint on the asked label; entities no type joins
         to it are left out (and with fewer than two constraints there is no intersection)."""
         asked = targets
-        if not targets:  # "I have visual loss and abnormal ERG, what do I have?"
+        if not targets:  # findings listed with no kind of answer named: what all reach
             if self._classified(mentions):
                 return None
             own = {c.label for m in mentions for c in m.candidates}
@@ -538,8 +539,8 @@ class DeterministicPlanner:
     def _classified(self, mentions: list[Mention]) -> bool:
         """With no asked label, a name and an ontology term of another label that a
         relationship type joins directly: the term is a class the name's own edges fall under
-        ("X starts transcription with what enzyme?": the gene's processes under
-        transcription), not a constraint on a third label both reach."""
+        (a gene and a GO process it may sit under: the gene's processes below that term), not
+        a constraint on a third label both reach."""
         labels = [{c.label for c in m.candidates} for m in mentions]
         return any(
             here != there
@@ -554,8 +555,9 @@ class DeterministicPlanner:
         <phenotype> a feature of <disease>?": HAS_PHENOTYPE runs from the disease). The claim
         is checked from the other side, so that the first side's subtypes count and what the
         graph holds is told about the side the relationship describes. A name of several
-        kinds of node ("SOD": a gene, a GO function, a disease) stays the object: the check
-        looks for any of them, while a subject is answered for each node it may mean."""
+        kinds of node (an abbreviation that is a gene's, a GO function's and a disease's) stays
+        the object: the check looks for any of them, while a subject is answered for each node
+        it may mean."""
         here = {c.label for c in first.candidates}
         there = {c.label for c in other.candidates}
         joining = self._joining(here, there) if len(there) == 1 else []
@@ -731,7 +733,7 @@ class DeterministicPlanner:
                     ends.setdefault(second_out, []).append(end)
                 for second_out, reached in ends.items():
                     if intent.answer_label and intent.answer_label not in reached:
-                        continue  # "Which diseases is exposure to X linked to?": diseases
+                        continue  # the answer's kind was asked first: only chains ending there
                     # the asked-for kinds of end if it reaches any, else every kind it can
                     asked = [end for end in reached if end in targets]
                     score = (
@@ -747,7 +749,7 @@ class DeterministicPlanner:
 
     def _schema_chain(self, labels: set[str], targets: tuple[str, ...]) -> Chain | None:
         """A chain the schema implies when no one type joins the subject to the asked label:
-        "What protein complex is altered in <a disease>?" goes
+        a GO complex asked of a disease goes
         disease -ASSOCIATED_WITH- gene -ANNOTATED_WITH- GO term. The first such chain in
         schema order, never through a subtype edge."""
         return next(iter(self._schema_chains(labels, targets)), None)
@@ -765,7 +767,7 @@ class DeterministicPlanner:
                 continue
             for first_out, via in self._hops(first, labels, None):
                 # a middle the question names is an asked kind too, when the chain ends in a
-                # cued type ("drugs that bind … through the associated genes")
+                # cued type (drugs reached through the genes they bind)
                 if via in labels or (via in targets and last is None):
                     continue
                 for second in last or self.schema.types:
@@ -842,7 +844,7 @@ def _by_strength(mentions: list[Mention]) -> tuple[list[Mention], ...]:
 
 def _distinct_nodes(mentions: list[Mention]) -> list[Mention]:
     """Mentions in order, a mention naming only nodes an earlier one names dropped
-    ("HER2 (also known as ERBB2)", "p53/TP53": one gene)."""
+    (a symbol and its alias written side by side: one gene)."""
     seen: set[str] = set()
     out = []
     for m in mentions:

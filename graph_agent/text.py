@@ -205,7 +205,7 @@ def clean(text: str) -> str:
 
 def tokens(text: str) -> list[Token]:
     """Words split at spaces, slashes, dashes, commas and semicolons; edge punctuation and a
-    possessive 's removed ("Lange's" → "Lange", "BRCA1/BRCA2" and "RUNX1-associated" → two
+    possessive 's removed ("Alport's" → "Alport", "BRCA1/BRCA2" and "RUNX1-associated" → two
     words each). Names keep matching across the pieces: lexicon keys treat dashes as spaces."""
     quoted, parenthesised = _regions(text)
     out = []
@@ -319,7 +319,7 @@ def is_english(word: str) -> bool:
 
 
 def looks_like_a_name(word: str) -> bool:
-    """Not an English word, or a capitalised rare one ("telomestatin", "Herceptin")."""
+    """Not an English word, or a capitalised rare one (a new drug's name, a brand name)."""
     frequency = zipf(word.casefold())
     return frequency < 1.5 or (word[:1].isupper() and frequency < 3.0)
 
@@ -330,7 +330,7 @@ _MODIFIER_ENDINGS = ("ic", "ical", "al", "ary", "ive", "ous", "ing", "ed", "ly",
 def could_be_a_name(word: str) -> bool:
     """A single word that may name an entity by itself: not common English, and not shaped like
     an adjective, adverb or participle ("ciliary", "syndromic", "encoded"), unless it is no
-    English word at all ("progeria", "mitochondrium")."""
+    English word at all (a rare disease's or an organelle's Latin name)."""
     if not is_english(word):
         return True
     folded = word.casefold()
@@ -385,7 +385,7 @@ class _KeptLemmas(Mapping[str, str]):
 
 def looks_like_symbol(text: str) -> bool:
     """Written like a gene symbol or an abbreviation: upper case or digits, no lower-case word
-    ("STING", "PDE5A", "sox6", "Rad4"), at least two characters."""
+    ("TP53", "ABCA1", "rad51"), at least two characters."""
     if len(text) < 2 or not any(c.isalnum() for c in text):
         return False
     has_digit = any(c.isdigit() for c in text)

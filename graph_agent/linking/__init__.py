@@ -6,7 +6,7 @@ Strongest evidence first:
 2. exact name keys of spans (case-, punctuation-, possessive- and salt-insensitive: ``VIAGRA``,
    ``sildenafil citrate``, ``Lange's``), forgiving one keyboard slip in one word of a span of
    several ("Decreased hpi abduction"); a qualified disease title also by its head, below its
-   own names ("Spinal and bulbar muscular atrophy" for OMIM's "…, X-linked 1");
+   own names ("Cortisone reductase deficiency" for OMIM's "…, 1");
 3. for what is left over once relation, type and grammar words are set aside: typo-tolerant
    matching over the lexicon's keys (rapidfuzz) for words that are not English, then the
    engine's full-text and vector indexes (meaning, not spelling: "high blood pressure" →

@@ -105,9 +105,8 @@ class CandidateFinder:
         ]
 
     def forms(self, candidates: list[Candidate]) -> list[Candidate]:
-        """Numbered forms of a disease: "Bartter syndrome, type 3" and "Coffin-Siris syndrome
-        1" for "Bartter syndrome" and "Coffin-Siris syndrome" (genes and modes of inheritance
-        are often annotated to the forms only)."""
+        """Numbered forms of a disease: "Wolfram syndrome 2" for "Wolfram syndrome" (genes
+        and modes of inheritance are often annotated to the forms only)."""
         out = []
         for c in candidates:
             if c.label != "Disease":
@@ -137,7 +136,7 @@ class CandidateFinder:
         self, text: str, *, word_order: bool = True, cutoff: float = FUZZY_CUTOFF
     ) -> list[Candidate]:
         """Names spelt like ``text`` (edit similarity ≥ FUZZY_CUTOFF); ``word_order=False``
-        also forgives words in another order ("Kaufman-McKusick" for "McKusick-Kaufman")."""
+        also forgives words in another order ("Biedl-Bardet" for "Bardet-Biedl")."""
         key = mention_key(text)
         if len(key) < 4:
             return []
@@ -195,9 +194,8 @@ class CandidateFinder:
 
 
 def holds(candidate: Candidate, tokens: list[Token], loose: list[int]) -> bool:
-    """Whether the name matched holds most of the loose words, spelt alike ("bulbar",
-    "Kaufman"; "serum" of "increased levels of serum creatine kinase" may be missing, the
-    one verb of "dampens <a GO term>" may not)."""
+    """Whether the name matched holds most of the loose words, spelt alike (a qualifier of a
+    phenotype's name may be missing, the one verb of "dampens <a GO term>" may not)."""
     named = mention_key(candidate.matched).split()
     asked = [word for i in loose for word in tokens[i].key.split()]
     held = [w for w in asked if any(fuzz.ratio(w, o) >= SPELL_SIMILARITY * 100 for o in named)]

@@ -141,8 +141,8 @@ def features(span: SpanText, candidate: Candidate, uses: Callable[[str], int]) -
         "vector": float(kind == "vector"),
         # to the node's name (a synonym may be far from it); a title's head is its name
         "edits": 0.0 if candidate.rule in _HEADS else _edits(written, named) / _MAX_EDITS,
-        # a respelling by edits people make when they mean the name, or not: "Marfam" is a
-        # typo of "Marfan", "Marfax" another name
+        # a respelling by edits people make when they mean the name, or not: "Alpotr" is a
+        # typo of "Alport", "Alpine" another name
         "slip": 0.0 if candidate.rule in _HEADS else slip_cost(written, named),
         "span_covered": len(covered) / len(asked) if asked else 0.0,
         "name_covered": len(held) / len(name_words) if name_words else 0.0,
@@ -250,7 +250,7 @@ def _near_any(word: str, others: Sequence[str]) -> bool:
 
 def _edits(asked: str, named: str) -> float:
     """Edits from the span to the name, capped (0: spelt alike), the fewest of the words as
-    written, in sorted order ("Kaufman-McKusick" for "McKusick-Kaufman") and without the
+    written, in sorted order ("Biedl-Bardet" for "Bardet-Biedl") and without the
     name's type numbers and letters the span leaves out."""
     edits = min(OSA.distance(name, span) for name, span in _readings(asked, named, mention_key))
     return float(min(edits, _MAX_EDITS))

@@ -49,7 +49,7 @@ from biokg.graph_agent.text import mention_key
 MAX_SPAN_TOKENS = 24
 #: Lower-ranked exact matches kept beside a mention's candidates (see Mention.alternatives).
 MAX_ALTERNATIVES = 5
-#: Numbered forms of a disease kept as alternatives ("Bartter syndrome, type 1" … "type 5").
+#: Numbered forms of a disease kept as alternatives (a syndrome's type 1 to type 5, say).
 MAX_FORMS = 20
 _CURIE = re.compile(r"[A-Za-z][\w.]*:[\w.-]+")
 #: Words that cannot begin or end a name of several words without making it doubtful
@@ -103,7 +103,7 @@ class EntityLinker:
         self.ignored = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_words)
         #: words that are a whole cue alone ("id"): never a name, however written
         self.cues = words.STOP_WORDS | words.QUESTION_GRAMMAR | frozenset(cue_phrases)
-        self.nouns = frozenset(nouns)  # cue words that may end a name ("Hunter disease")
+        self.nouns = frozenset(nouns)  # cue words that may end a name (an eponym's disease)
         #: the head nouns of kinds of drugs ("inhibitor", "medicine")
         self.drug_nouns = frozenset(drug_nouns)
         self.sequences = frozenset(cue_sequences)  # cues of several words ("go term")
@@ -251,7 +251,7 @@ class EntityLinker:
     def _mention(self, question: Question, tokens: list[Token], span: Span) -> Mention:
         best = top_tier(span.candidates)
         others = [c for c in span.candidates if c not in best]
-        # titles qualifying a named disease ("Bartter syndrome, type 3") are its forms
+        # titles qualifying a named disease (its numbered types) are its forms
         qualified = [c.model_copy(update={"rule": "form"}) for c in others if c.rule == "base"]
         rest = [c for c in others if c.rule != "base"] + self.finder.namesakes(best)
         rest = best_per_node(c for c in rest if c.id not in {b.id for b in best})
@@ -344,7 +344,7 @@ class EntityLinker:
     def _whole_phrases(
         self, question: Question, tokens: list[Token], spans: list[Span]
     ) -> list[Span]:
-        """A name linked only in parts ("Emery-Dreifuss [Muscular Dystrophy] type 2") is
+        """A name linked only in parts (an eponym, a disease in brackets, a type number) is
         tried whole, forgiving spelling and word order: a close whole name replaces the parts.
 
         Only runs of words without stop or grammar words are tried, and only when some content
@@ -435,8 +435,8 @@ class EntityLinker:
         )
         for candidate in candidates:
             values = features(span, candidate, self.lexicon.word_counts.__getitem__)
-            # the candidate's own name and its family ("Noonan syndrome 4" beside "Noonan
-            # syndrome 1") are no rivals of it
+            # the candidate's own name and its family (its other numbered types) are no rivals
+            # of it
             own = family(mention_key(candidate.matched))
             rivals = len(named - {own}) if candidate.rule == "fuzzy" else 0
             probability = self.scorer.probability(values, rivals=rivals)
@@ -518,7 +518,7 @@ class EntityLinker:
                 continue
             candidates: list[Candidate] = []
             # a lone word written like a symbol is no typo of a gene: a symbol or alias one
-            # letter from a gene's name is another gene ("ARTEMIS" is not artemin)
+            # letter from a gene's name is another gene (an alias is not a ligand one edit away)
             if any(not words.is_english(t.text) for t in run):
                 candidates = self.finder.fuzzy(text)
             proposed = list(candidates)
@@ -540,7 +540,7 @@ class EntityLinker:
                 continue
             guessed = bool(candidates) and doubtful(candidates)
             if guessed and len(run) == 1 and words.looks_like_a_name(run[0].text):
-                continue  # "Herceptin" near "visual perception": an unknown name, not a guess
+                continue  # an unknown brand name near a GO term's words: unknown, not a guess
             if guessed and self._another_proper_name(run, candidates):
                 continue  # an unknown "<A>-<B> syndrome" near "<C> syndrome": another eponym
             if candidates:
@@ -563,8 +563,9 @@ class EntityLinker:
     def _names_sharing_a_word(
         self, run: list[Token], candidates: list[Candidate]
     ) -> list[Candidate]:
-        """Full-text hits that share a word of the run other than a cue: "ARTEMIS gene" is no
-        mention of "gene expression" (the cue noun "gene" may end a name, it names nothing)."""
+        """Full-text hits that share a word of the run other than a cue: a symbol followed by
+        the word gene is no mention of a GO term about gene expression (the cue noun may end a
+        name, it names nothing)."""
         own = {words.stem(w) for t in run if not self._ignorable(t.key) for w in t.key.split()}
         return [c for c in candidates if c.rule != "fulltext" or own & name_words(c)]
 
@@ -594,7 +595,7 @@ class EntityLinker:
                 i = end
                 continue
             # a rejected word as written, not as respelled: a word the graph's names use
-            # ("exosomal", "dismutase") is the graph's vocabulary, no unknown name
+            # (an adjective or an enzyme's head noun) is the graph's vocabulary, no unknown name
             written = mention_key(token.text) if i in rejected else token.key
             unknown = (
                 not self._ignorable(token.key)

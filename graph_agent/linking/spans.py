@@ -99,7 +99,7 @@ def _region(token: Token) -> tuple[bool, bool]:
 def inside_an_eponym(question: Question, tokens: list[Token], start: int) -> bool:
     """Whether a span would start inside a double-barrelled name: "Lemli-Opitz syndrome" or
     "Opitz syndrome" of "Smith-Lemli-Opitz syndrome" (capitalised pieces joined by a dash are
-    one name; "anti-TNF" and "non-Hodgkin" are not such pieces)."""
+    one name; a prefix such as anti- or non- is no such piece)."""
     if start == 0:
         return False
     before, here = tokens[start - 1].word, tokens[start].word
@@ -133,8 +133,8 @@ def respects_quotes_and_brackets(tokens: list[Token], start: int, end: int) -> b
 
 def restatements_merged(tokens: list[Token], spans: list[Span]) -> list[Span]:
     """A parenthesised span right after a linked span restates it: kept inside that mention
-    when it names the same node ("(PCK1)"), dropped when it names another ("(DMD)", the symbol
-    of a gene, after the disease's name)."""
+    when it names the same node (a gene's symbol after its name), dropped when it names another
+    (a gene's symbol after a disease's name)."""
     by_start = sorted(spans, key=lambda s: s.start)
     kept: list[Span] = []
     for span in by_start:

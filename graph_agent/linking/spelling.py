@@ -60,8 +60,8 @@ class Speller:
                 others = _one_slip(token) & self.lexicon.words
                 if len(token) >= 4 and counts[token] <= RARE_WORD_COUNT:
                     closest, near = self._closest_word(token)
-                    # a symbol one letter from a gene's word is another gene's ("ARTEMIS" is
-                    # no typo of artemin); capitals are also how ChEMBL writes drug names
+                    # a symbol one letter from a gene's word is another gene's, no typo of it;
+                    # capitals are also how ChEMBL writes drug names
                     gene = symbol and self.lexicon.word_label(closest) == "Gene"
                     if token not in self.lexicon.words and not (words.is_common(token) or gene):
                         respelled = respelled or closest != token
