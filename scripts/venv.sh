@@ -16,6 +16,11 @@ else
   venv="${BIOKG_VENV:-$cache/venv-$key}"
 fi
 mkdir -p "$(dirname "$venv")"
+# A machine's pip configuration may list local mirror folders (extra-index-url file:///...) that
+# lack some packages' folders: pip then says "Location ... is ignored: it is neither a file nor a
+# directory" once per package and folder (130 lines on this machine's first screen) and fetches the
+# package from the index as usual. Only that notice is dropped; anything else pip says still shows.
+pip() { "$venv/bin/pip" "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
 # One build at a time per venv: a second caller waits for the first and then reuses its venv.
 exec 9>"$venv.lock"
 flock 9
@@ -24,8 +29,8 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
   if [ "${1:-}" = "kgx" ]; then
-    "$venv/bin/pip" install --quiet --upgrade pip >&2
-    "$venv/bin/pip" install --quiet -r "$root/tests/kgx/requirements.lock" >&2
+    pip install --quiet --upgrade pip >&2
+    pip install --quiet -r "$root/tests/kgx/requirements.lock" >&2
     touch "$venv/.complete"
   fi
 fi
@@ -50,11 +55,11 @@ if [ ! -f "$venv/.complete" ]; then
     | grep . | awk -v dir="$wheels" '{ print > (dir "/part" NR % 4 ".txt") }'
   pids=()
   for part in "$wheels"/part*.txt; do
-    "$venv/bin/pip" download --quiet --no-deps --only-binary :all: -d "$wheels" -r "$part" >&2 &
+    pip download --quiet --no-deps --only-binary :all: -d "$wheels" -r "$part" >&2 &
     pids+=("$!")
   done
   for pid in "${pids[@]}"; do wait "$pid"; done
-  "$venv/bin/pip" install --quiet --no-deps --no-compile --no-index --find-links "$wheels" \
+  pip install --quiet --no-deps --no-compile --no-index --find-links "$wheels" \
     -r "$root/requirements.lock" -r "$root/requirements-nodeps.txt" >&2
   rm -rf "$wheels"
   site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
@@ -74,7 +79,7 @@ fi
 editable="$venv/.editable-$( (echo "$root"; cat "$root/pyproject.toml") | sha256sum | cut -c1-16)"
 if [ ! -f "$editable" ]; then
   PYTHONWARNINGS="ignore:Editable installation.:UserWarning" \
-    "$venv/bin/pip" install --quiet --no-deps --no-build-isolation -e "$root" >&2
+    pip install --quiet --no-deps --no-build-isolation -e "$root" >&2
   rm -f "$venv"/.editable-*
   touch "$editable"
 fi
