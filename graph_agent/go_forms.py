@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from biokg.graph_agent.text import MODIFIER_ENDINGS
+
 #: The GO namespace whose one-word names have relational adjectives (nucleus, lysosome, cilium).
 COMPONENT = "cellular_component"
 _ACTIVITY = " activity"
@@ -29,9 +31,6 @@ _PROTEIN = "protein "
 _PATHWAY = " pathway"
 _SIGNALING = ("signaling", "signalling")
 _RECEPTOR = " receptor"
-#: Endings of a word that is an adjective, not a product: "catalytic activity", "structural
-#: constituent": the product form of such a name would be an adjective alone.
-_ADJECTIVE_SUFFIXES = ("ic", "al", "ous", "ive", "ory", "ar")
 #: How English forms the relational adjective of a Latin or Greek noun (noun ending, adjective
 #: ending), the longer ending first: mitochondrion → mitochondrial, cytoskeleton →
 #: cytoskeletal, nucleus → nuclear, flagellum → flagellar, cilium → ciliary, vesicle →
@@ -83,7 +82,7 @@ def derived_names(
         return  # "catalytic activity, acting on a protein": a qualified name has no short form
     if name.endswith(_ACTIVITY):
         product = name[: -len(_ACTIVITY)].strip()
-        if product and not product.split()[-1].lower().endswith(_ADJECTIVE_SUFFIXES):
+        if product and not product.split()[-1].lower().endswith(MODIFIER_ENDINGS):
             yield product
             # what a protein kinase phosphorylates names it without "protein": "tyrosine
             # kinase", "serine/threonine kinase" (a kinase of two words keeps it)

@@ -324,7 +324,10 @@ def looks_like_a_name(word: str) -> bool:
     return frequency < 1.5 or (word[:1].isupper() and frequency < 3.0)
 
 
-_MODIFIER_ENDINGS = ("ic", "ical", "al", "ary", "ive", "ous", "ing", "ed", "ly", "ible", "able")
+#: Endings of words that modify rather than name: adjectives (catalytic, structural, cellular,
+#: regulatory, secretory), participles and adverbs. Also how a GO activity's name that is an
+#: adjective alone is told from a product's (:mod:`.go_forms`).
+MODIFIER_ENDINGS = tuple("ic ical al ar ary ory ive ous ible able ing ed ly".split())
 
 
 def could_be_a_name(word: str) -> bool:
@@ -334,7 +337,7 @@ def could_be_a_name(word: str) -> bool:
     if not is_english(word):
         return True
     folded = word.casefold()
-    return not is_common(word) and not folded.endswith(_MODIFIER_ENDINGS)
+    return not is_common(word) and not folded.endswith(MODIFIER_ENDINGS)
 
 
 @cache
