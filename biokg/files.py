@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from biokg.errors import DiskFullError, is_disk_full
+
 
 def sha256(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
@@ -64,3 +66,15 @@ def made_once(target: Path, ready: Callable[[], bool], make: Callable[[Path], ob
         if not ready():  # made by another process while this one waited
             make(target)
     return target
+
+
+@contextmanager
+def space_for(path: Path, doing: str, remedy: str) -> Iterator[None]:
+    """A write in the block that fails for lack of space (an OSError, or a library's error
+    saying so) becomes :meth:`DiskFullError.on` naming ``path``."""
+    try:
+        yield
+    except Exception as err:
+        if is_disk_full(err):
+            raise DiskFullError.on(path, doing, remedy, cause=err) from err
+        raise

@@ -36,7 +36,7 @@ import polars as pl
 
 from biokg import cypher
 from biokg.errors import StoreError
-from biokg.files import atomic_path
+from biokg.files import atomic_path, space_for
 from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.ingest.writer import batches, write_node_rows
@@ -94,9 +94,21 @@ def snapshot_dir(cache_dir: Path, source: str, load_id: str) -> Path:
 
 
 def save_snapshot(cache_dir: Path, release: Release, records: Records) -> None:
-    """Keep a complete load's records as the baseline of the next delta (older ones removed)."""
+    """Keep a complete load's records as the baseline of the next delta (older ones removed).
+
+    Raises:
+        DiskFullError: its disk is full (the partial snapshot is removed).
+    """
     target = snapshot_dir(cache_dir, release.source, release.load_id)
-    with atomic_path(target) as folder:
+    doing = (
+        f"the snapshot of {release.source}'s load was not written (the load itself is in the "
+        "graph; the snapshot is what the next refresh compares with)"
+    )
+    remedy = (
+        "free space there, then run the command again (a build then skips the source, and "
+        "its next refresh loads it whole instead of as a delta)"
+    )
+    with space_for(target.parent, doing, remedy), atomic_path(target) as folder:
         folder.mkdir(parents=True)
         for kind in _KINDS:
             for name, frame in getattr(records, kind).items():

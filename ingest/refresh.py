@@ -337,9 +337,13 @@ def text_report(reports: Iterable[SourceReport], *, width: int = TERMINAL_COLUMN
                 f", {r.duration_s:.1f} s"
             )
         lines += textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False)
-        if r.message:
+        if r.message:  # not at a path's hyphens: "no space left on <home>" must read whole
             lines += textwrap.wrap(
-                r.message, width, initial_indent="    ", subsequent_indent="    "
+                r.message,
+                width,
+                initial_indent="    ",
+                subsequent_indent="    ",
+                break_on_hyphens=False,
             )
     return "\n".join(lines) + "\n"
 

@@ -6,20 +6,23 @@ import functools
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from biokg.errors import BiokgError
+from biokg.errors import BiokgError, DiskFullError, is_disk_full
+from biokg.settings import Settings
 
 console = Console()
 err_console = Console(stderr=True)
 
 
 def handle_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a BiokgError into one red line on stderr and exit code 1 (no traceback)."""
+    """Turn a BiokgError, or a write that failed for lack of disk space, into one red line on
+    stderr and exit code 1 (no traceback)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -28,8 +31,34 @@ def handle_errors(command: Callable[..., Any]) -> Callable[..., Any]:
         except BiokgError as err:
             err_console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
+        except Exception as err:
+            if not is_disk_full(err):
+                raise
+            full = _disk_full(err)
+            err_console.print(f"[bold red]error:[/] {full}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
 
     return wrapper
+
+
+def _disk_full(err: Exception) -> DiskFullError:
+    """A write of biokg's own (a cache file, the lexicon, a load's snapshot) that failed for
+    lack of space, as one error naming the file, or the home when the error names none (a
+    ``write`` on a full disk does not)."""
+    named = getattr(err, "filename", None)
+    if named:
+        where = Path(named)
+    else:
+        try:
+            where = Settings.from_env().home
+        except BiokgError:
+            where = Path.cwd()
+    return DiskFullError.on(
+        where,
+        "a file could not be written",
+        "free space there (or move BIOKG_HOME to a larger disk), then run the command again",
+        cause=err,
+    )
 
 
 @contextmanager

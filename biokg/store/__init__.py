@@ -16,12 +16,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import neo4j
 import orjson
 from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import (
+    ClientError,
     ConnectionAcquisitionTimeoutError,
     Neo4jError,
     ServiceUnavailable,
@@ -30,10 +32,12 @@ from neo4j.exceptions import (
 
 from biokg import cypher
 from biokg.errors import (
+    DiskFullError,
     QueryTimeoutError,
     StoreError,
     StoreUnavailableError,
     UnsafeCypherError,
+    low_on_space,
 )
 from biokg.schema import GraphSchema
 from biokg.settings import Settings
@@ -62,6 +66,13 @@ FIRST_RETRY_DELAY_S = 1.0
 #: What a failed connection's errors are: the engine is gone, stalled, or the pool is held by
 #: work it stopped answering.
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError)
+#: What to do when the engine's disk is full (:class:`DiskFullError`): what a failed write left
+#: is what a re-run redoes (a build's loads become current only once complete; a refresh's
+#: changes are one transaction).
+DISK_FULL_REMEDY = (
+    "free space there (or move BIOKG_HOME to a larger disk), then run the command again: a "
+    "build goes on from the last load it completed, a refresh writes its changes again"
+)
 
 
 class GraphStore:
@@ -76,6 +87,7 @@ class GraphStore:
         http: tuple[str, str] | None = None,
         engine: str = "the graph store",
         remedy: str = "check that it is running",
+        data_dir: Path | None = None,
     ) -> None:
         self.driver = driver
         self.database = database
@@ -85,6 +97,9 @@ class GraphStore:
         #: and what to do when it does not answer: for messages (:meth:`unavailable`)
         self.engine = engine
         self.remedy = remedy
+        #: the engine's database folder where this process can see it (the embedded engine's
+        #: ``root``): a write it refused while that disk is full is reported as such
+        self.data_dir = data_dir
         #: write transactions and engine write requests sent through this store (a refresh
         #: reports its writes from it)
         self.writes = 0
@@ -124,6 +139,7 @@ class GraphStore:
                 engine=f"the embedded graph engine (ArcadeDB at {info.bolt_uri})",
                 remedy="start it with `biokg db start` (if it hangs, `biokg db stop` first), "
                 "then retry; a running `biokg serve` or `biokg mcp` reconnects by itself",
+                data_dir=Path(info.root),
             )
         store.ping()
         return store
@@ -293,16 +309,26 @@ class GraphStore:
     def in_transaction(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
         """Run ``work`` in one managed write transaction: all of it commits, or none of it."""
         self.writes += 1
-        with self._errors("write transaction"), self.driver.session(database=self.database) as s:
+        with (
+            self._errors("write transaction", write=True),
+            self.driver.session(database=self.database) as s,
+        ):
             return s.execute_write(work)
 
     @contextmanager
-    def _errors(self, what: str, *, timeout_s: float | None = None) -> Iterator[None]:
+    def _errors(
+        self, what: str, *, timeout_s: float | None = None, write: bool = False
+    ) -> Iterator[None]:
         try:
             yield
         except _UNREACHABLE as err:
+            self._check_space(err, stopped=True)
             raise self.unavailable(" ".join(str(err).split())) from err
         except Neo4jError as err:
+            # ArcadeDB answers a commit it could not write with a client error as often as
+            # not (Neo.ClientError.Transaction.TransactionNotFound "Transaction error on commit")
+            if write or not isinstance(err, ClientError):
+                self._check_space(err.message or err)
             code = err.code or ""
             timed_out = "TransactionTimedOut" in code or "Transaction.Terminated" in code
             if timed_out and timeout_s is not None:  # a read: the caller's time limit
@@ -313,6 +339,18 @@ class GraphStore:
             raise StoreError(
                 f"{err.message or err}{hint} [while running: {_first_line(what)}]"
             ) from err
+
+    def _check_space(self, cause: object, *, stopped: bool = False) -> None:
+        """Raise :class:`DiskFullError` naming the engine's database folder when a write
+        failed and that disk is (nearly) full: the engine sends a client no more than "Error
+        executing Cypher command" for its ``No space left on device``."""
+        if self.data_dir is not None and low_on_space(self.data_dir):
+            doing = (
+                "the graph engine stopped answering"
+                if stopped
+                else "the graph engine could not write its database and rolled the write back"
+            )
+            raise DiskFullError.on(self.data_dir, doing, DISK_FULL_REMEDY, cause=cause)
 
     # -- schema ----------------------------------------------------------------------------
     def apply_schema(self, schema: GraphSchema) -> None:
@@ -534,6 +572,8 @@ class GraphStore:
                 return response.read()
         except urllib.error.HTTPError as err:
             detail = err.read().decode(errors="replace")[:300]
+            if write or err.code >= 500:
+                self._check_space(f"ArcadeDB refused {what}: {detail}")
             raise StoreError(f"ArcadeDB refused {what}: {detail}") from err
         except urllib.error.URLError as err:
             raise StoreUnavailableError(f"ArcadeDB HTTP API at {base} unreachable: {err}") from err

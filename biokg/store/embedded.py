@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from biokg.errors import StoreError, StoreUnavailableError
+from biokg.errors import DiskFullError, StoreError, StoreUnavailableError, low_on_space
 from biokg.settings import Settings
 
 
@@ -120,6 +120,7 @@ def start_background(
 
     Raises:
         StoreError: the server process exited during start-up; its log is named.
+        DiskFullError: it exited, and the disk of its database folder is full.
         StoreUnavailableError: it did not listen within ``timeout_s``.
     """
     existing = running_server(settings)
@@ -149,6 +150,13 @@ def start_background(
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
+            if low_on_space(settings.db_dir):  # its log may be empty: the same full disk
+                raise DiskFullError.on(
+                    settings.db_dir,
+                    f"the embedded graph engine could not start (exit code {proc.returncode})",
+                    "free space there (or move BIOKG_HOME to a larger disk), then run the "
+                    f"command again; see {log_path}",
+                )
             raise StoreError(
                 f"the embedded server exited with code {proc.returncode}; see {log_path}"
             )
