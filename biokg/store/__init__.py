@@ -66,6 +66,8 @@ FIRST_RETRY_DELAY_S = 1.0
 #: What a failed connection's errors are: the engine is gone, stalled, or the pool is held by
 #: work it stopped answering.
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError)
+#: How ArcadeDB begins the message of a Cypher statement it failed to run, whatever the cause.
+_CYPHER_FAILED = "Error executing Cypher command"
 #: What to do when the engine's disk is full (:class:`DiskFullError`): what a failed write left
 #: is what a re-run redoes (a build's loads become current only once complete; a refresh's
 #: changes are one transaction).
@@ -348,9 +350,12 @@ class GraphStore:
             doing = (
                 "the graph engine stopped answering"
                 if stopped
-                else "the graph engine could not write its database and rolled the write back"
+                else "the graph engine could not write its database; the write was not committed"
             )
-            raise DiskFullError.on(self.data_dir, doing, DISK_FULL_REMEDY, cause=cause)
+            said = str(cause)
+            if said.startswith(_CYPHER_FAILED):  # the rest quotes the whole statement
+                said = _CYPHER_FAILED
+            raise DiskFullError.on(self.data_dir, doing, DISK_FULL_REMEDY, cause=said)
 
     # -- schema ----------------------------------------------------------------------------
     def apply_schema(self, schema: GraphSchema) -> None:

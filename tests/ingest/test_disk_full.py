@@ -250,3 +250,24 @@ def test_a_snapshot_on_a_full_disk_fails_naming_it_and_the_completed_load_stays(
         with GraphStore.connect(clean) as built:
             assert store.read(CURRENT, {"s": OPENFDA}) == built.read(CURRENT, {"s": OPENFDA})
             assert_same_graph(graph_dump(built), graph_dump(store))
+
+
+def test_a_build_started_on_a_full_home_fails_at_once_naming_it(home: Home) -> None:
+    """The home full before the command starts: the first file biokg writes (the graph's write
+    lock's record, a ``write`` whose error names no file) fails, and the error names the home;
+    nothing reaches the graph."""
+    settings = home.settings
+    with GraphStore.connect(settings) as store:
+        before = snapshot(store)
+        home.fill()
+        try:
+            build = ["build", "--sources", "openfda", "--sample", "--no-embed", "--force"]
+            failed = runner.invoke(app, build, env=settings_env(settings))
+        finally:
+            home.free()
+        assert failed.exit_code == 1, failed.output
+        message = " ".join(failed.output.split())
+        assert f"error: no space left on {settings.home} (" in message, failed.output
+        assert "a file could not be written [[Errno 28] No space left on device]" in message
+        assert "Traceback" not in failed.output
+        assert snapshot(store) == before
