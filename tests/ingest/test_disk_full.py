@@ -6,7 +6,8 @@ build`` (then ``biokg refresh``) of openFDA's offline sample runs: the command m
 one line saying that there is no space left on the engine's database folder, no stack trace;
 the graph must stay as the last completed load left it; and once space is freed, the same
 command must give the graph a clean build gives (every node's and edge's properties compared,
-:func:`graph_state.graph_dump`).
+:func:`graph_state.graph_dump`). Then biokg's own writes: a load's snapshot on a full folder of
+its own, and a command started on a full home.
 
 Mounting needs root, as this machine and CI run; elsewhere the tests fail saying so (the project
 skips nothing).
@@ -37,7 +38,7 @@ from biokg.settings import Settings
 from biokg.store import GraphStore
 from biokg.store.embedded import free_port, settings_env, start_background, stop_background
 
-#: Three CLI commands and two engine starts on a 2-core machine.
+#: Six CLI commands (two in processes of their own), two engine starts, three builds.
 pytestmark = pytest.mark.slow
 
 #: The home's filesystem: an empty database with schema/'s types and indexes takes ~31 MB (its
@@ -171,7 +172,7 @@ def test_a_build_on_a_disk_that_fills_part_way_fails_naming_it_and_a_rerun_conve
     # the engine stops while the disk is still full, as a command's own engine does at its exit
     stop_background(settings)
     home.free()
-    start_background(settings, owner_pid=os.getpid())  # opens the database: its log replayed
+    start_background(settings, owner_pid=os.getpid())  # opens what the full disk interrupted
     again = runner.invoke(app, build, env=settings_env(settings))
     assert again.exit_code == 0, again.output
     with GraphStore.connect(settings) as store:
