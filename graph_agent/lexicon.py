@@ -279,9 +279,14 @@ class LexiconBuild:
         self.held = True
         since = datetime.now(UTC).isoformat(timespec="seconds")
         holder = {"pid": os.getpid(), "writing": self.writing, "since": since}
-        self._file.truncate(0)
-        self._file.write(json.dumps(holder).encode())
-        self._file.flush()
+        try:
+            self._file.truncate(0)
+            self._file.write(json.dumps(holder).encode())
+            self._file.flush()
+        except OSError:  # a record that cannot be written (a full disk): let go of the lock now,
+            self.held = False  # not when this object is collected (a long-lived process)
+            self.__exit__()
+            raise
         return self
 
     def _refuse_beside_a_writer(self) -> None:

@@ -32,6 +32,7 @@ from own_graph import engine_post
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import build as build_graph
 from biokg.ingest.sources.openfda import SAMPLE_FOLDER
 from biokg.settings import Settings
@@ -272,3 +273,6 @@ def test_a_build_started_on_a_full_home_fails_at_once_naming_it(home: Home) -> N
         assert "a file could not be written [[Errno 28] No space left on device]" in message
         assert "Traceback" not in failed.output
         assert snapshot(store) == before
+        # the failed command let go of the graph's write lock although its error is still held
+        with LexiconBuild(settings.cache_dir, wait=False) as lock:
+            assert lock.held, "the write lock is still held by the failed command"
