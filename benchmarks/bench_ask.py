@@ -83,8 +83,8 @@ def main() -> None:
 def _loads_ms(times: int = 20) -> str:
     """p50 and max ms of ``agent_data_versions``, the read every question starts with."""
     from biokg import cypher
-    from biokg.settings import Settings
-    from biokg.store import GraphStore
+    from biokg.core.settings import Settings
+    from biokg.core.store import GraphStore
 
     spent = []
     with GraphStore.connect(Settings.from_env()) as store:

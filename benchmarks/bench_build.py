@@ -21,13 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port
 from biokg.ingest.build import fetch_source, source_module
 from biokg.ingest.records import validate
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
 
 EDGE_BASELINE = 25_000
 BUILD_BASELINE_S = 180.0

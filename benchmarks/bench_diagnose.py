@@ -24,12 +24,12 @@ from pathlib import Path
 
 import polars as pl
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.diagnosis.index import build_index
 from biokg.graph_agent.diagnosis.load import TABLES, load_key, phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 MARFAN = ["HP:0001166", "HP:0001083", "HP:0002616"]
 

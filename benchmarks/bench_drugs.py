@@ -18,12 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port
 from biokg.ingest.build import build
 from biokg.ingest.identity import graph_drug_index
 from biokg.ingest.sources import openfda
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port
 
 
 def product_names(path: Path) -> list[str]:

@@ -27,18 +27,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.search import vector_neighbours
-from biokg.embedding.static import node_embedder
-from biokg.embedding.texts import node_text
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.search import vector_neighbours
+from biokg.core.embedding.static import node_embedder
+from biokg.core.embedding.texts import node_text
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port
 from biokg.graph_agent.searchers import RERANK_POOL, judged_text
 from biokg.ingest.build import fetch_source, prepare_records
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port
 
 KNN_BASELINE_MS = 5.0
 

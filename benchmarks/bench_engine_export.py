@@ -26,10 +26,10 @@ from collections.abc import Callable
 
 import polars as pl
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.export.kgx import exported_properties
 from biokg.schema import GraphSchema, load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: schema/'s property types as polars types.
 POLARS_TYPES = {

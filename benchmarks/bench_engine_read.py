@@ -30,10 +30,10 @@ import time
 import urllib.request
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
 from biokg.export.kgx import exported_properties
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
 
 
 def sql_reply(settings: Settings, command: str) -> bytes:

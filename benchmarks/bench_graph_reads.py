@@ -30,8 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from biokg import cypher
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 
 
 def timed(read: Callable[[], Any]) -> tuple[float, Any]:

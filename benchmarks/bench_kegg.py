@@ -34,6 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port, stop_background
 from biokg.ingest.build import code_key
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
 from biokg.ingest.online.kegg import BATCH, PER_SECOND
@@ -41,9 +44,6 @@ from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import kegg
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port, stop_background
 
 #: Raise when the generated snapshot would change: a cached one of another version is rewritten.
 GENERATOR_VERSION = "2"

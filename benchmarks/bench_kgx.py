@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 
 from biokg.cli.export import source_ids
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.export.kgx import FORMATS, export_kgx, exported_properties
 from biokg.export.ml import export_ml
 from biokg.export.reader import edges_by_type, scanned_edges
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: Issue 27: "Export rate >= 200,000 edges/s for both formats on this machine".
 TARGET_EDGES_PER_S = 200_000

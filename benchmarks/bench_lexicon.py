@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.lexicon_build import file_name, read_graph, write_file
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 def main() -> None:

@@ -44,10 +44,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.question import Question
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 DATA = Path(__file__).resolve().parent / "data" / "linking_calibration.jsonl"
 SPLITS = ("fit", "held-out")

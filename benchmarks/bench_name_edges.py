@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import random
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 _BINDING = """
 MATCH (g:Gene)-[:ANNOTATED_WITH]->(t:GOTerm)

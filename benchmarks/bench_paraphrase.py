@@ -21,10 +21,10 @@ from pathlib import Path
 
 import yaml
 
-from biokg.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.settings import Settings
 from biokg.graph_agent.paraphrase import MIN_MARGIN, MIN_SIMILARITY, RelationMatcher
 from biokg.schema import load_schema
-from biokg.settings import Settings
 
 DATA = Path(__file__).with_name("data") / "relation_paraphrases.yaml"
 

@@ -36,6 +36,9 @@ import numpy as np
 import polars as pl
 from release_common import human_genes, pseudo_words
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port, stop_background
 from biokg.export.neo4j_admin import merge_records, write_neo4j_admin_csv
 from biokg.ingest.build import code_key
 from biokg.ingest.formats.primekg import read_kg
@@ -44,9 +47,6 @@ from biokg.ingest.sources import primekg
 from biokg.ingest.sources.base import Fetched
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port, stop_background
 
 #: Raise when the generated file would change: a cached file of another version is rewritten.
 GENERATOR_VERSION = "2"

@@ -21,10 +21,14 @@ from pathlib import Path
 
 from bench_build import _peak_rss_mb
 
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.search import vector_search
-from biokg.embedding.static import node_embedder
-from biokg.embedding.texts import embedded_labels
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.search import vector_search
+from biokg.core.embedding.static import node_embedder
+from biokg.core.embedding.texts import embedded_labels
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store import embedded as engine
+from biokg.core.store.embedded import free_port
 from biokg.ingest.build import (
     DEFAULT_SOURCES,
     build_order,
@@ -37,10 +41,6 @@ from biokg.ingest.embedding.nodes import embed_graph
 from biokg.ingest.identity import known_drugs
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store import embedded as engine
-from biokg.store.embedded import free_port
 
 BEFORE_S = 24 * 60 + 23
 

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.export.rdf import export_file
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: The rdflib export's rate on the same graph (docs/benchmarks.md, 2026-11-24: 8,489,412 quads
 #: in 684 s).

@@ -45,13 +45,13 @@ from pathlib import Path
 
 import polars as pl
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port, write_transactions
 from biokg.ingest.bridge import mappings_dir
 from biokg.ingest.build import build, fetch_source
 from biokg.ingest.refresh import markdown_report, refresh
 from biokg.ingest.upstream import upstream_of
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port, write_transactions
 
 SOURCES = ("hpo", "go", "chembl", "primekg", "openfda")
 MIRRORED = ("hpo", "go", "chembl", "primekg")

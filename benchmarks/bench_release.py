@@ -50,6 +50,9 @@ from release_common import TEST_DATA
 from release_mirror import Mirror, publish
 
 from biokg.cli.embed import embed_nodes
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port, write_transactions
 from biokg.graph_agent.linking.features import GUESS_RULES
 from biokg.ingest import build as builder
 from biokg.ingest.bridge import mappings_dir
@@ -57,9 +60,6 @@ from biokg.ingest.delta import save_snapshot
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port, write_transactions
 
 OFFLINE = ("hpo", "go")
 #: labels the highest-degree node is looked for in (PrimeKG's interactions and expression)

@@ -17,10 +17,10 @@ import argparse
 import os
 import time
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent import searchers
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 PHRASES = (  # lay and descriptive wordings, none a name in the graph as written
     "heart attack",

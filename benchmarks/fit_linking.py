@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 from bench_linking import figures, load_items, verdict
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.linking import Decision
 from biokg.graph_agent.linking.features import FEATURES, WEIGHTS, LinkScorer, accept_all
 from biokg.graph_agent.question import Question
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: The penalty on the weights (the bias too): 250 items are few, the weights stay moderate.
 #: 0.25, 0.5, 1 and 2 compared on the fit split (2026-11-29): 0.25 and 0.5 tie, the larger kept.

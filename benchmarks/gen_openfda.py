@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 from release_common import pseudo_words, stamped
 
+from biokg.core.settings import Settings
 from biokg.ingest.formats.spl import spl_to_label
 from biokg.ingest.sources.openfda import EVENTS_FILE, PRODUCTS_FILE, SAMPLE_FOLDER, SOURCE
-from biokg.settings import Settings
 
 #: the real openFDA sample the generated files start from (BIOKG_SHARED_DATA)
 SAMPLE = SOURCE.fetch_options(Settings.from_env())["shared"][SAMPLE_FOLDER]

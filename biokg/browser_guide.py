@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from biokg import cypher
+from biokg.core.store.dialect import ARCADEDB, NEO4J, Dialect
 from biokg.errors import SchemaError
 from biokg.schema import GraphSchema
-from biokg.store.dialect import ARCADEDB, NEO4J, Dialect
 
 GUIDE_PREFIX = "guide_"
 #: The engines a slide gives ``:params`` for, with the heading each block gets.

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from biokg import cypher
+from biokg.core.store import GraphStore, constraint_statements
+from biokg.core.streams import chunks
 from biokg.errors import AgentInputError
 from biokg.export.kgx import EDGE_SLOTS, NODE_FIELDS, graph_curie, graph_spelling
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore, constraint_statements
-from biokg.streams import chunks
 
 BATCH_ROWS = 5_000
 #: Edge fields the export derives or names the edge by; not stored as properties.

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from biokg import cypher
-from biokg.store import GraphStore
+from biokg.core.store import GraphStore
 
 
 def graph_summary(store: GraphStore) -> dict[str, Any]:

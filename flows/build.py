@@ -22,7 +22,9 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from biokg.embedding.static import node_embedder
+from biokg.core.embedding.static import node_embedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import RetryableError
 from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import (
@@ -42,8 +44,6 @@ from biokg.ingest.identity import MergeReport
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 def _only_transient(task, task_run, state) -> bool:

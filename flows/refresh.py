@@ -25,14 +25,14 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed, Failed, State
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.flows.build import _only_transient
 from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest import refresh as steps
 from biokg.ingest.build import Planned, build_order, check_licenses
 from biokg.ingest.sources import DEFAULT_SOURCES
 from biokg.ingest.upstream import UpstreamState
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: Seconds between attempts of a network task (three retries), unless a run names others.
 NETWORK_RETRY_DELAYS = (10, 60, 300)

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Protocol
 
 from biokg import cypher
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.static import node_embedder
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.static import node_embedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError, BudgetExceededError
 from biokg.graph_agent.answer import (
     answer_nodes,
@@ -76,8 +78,6 @@ from biokg.graph_agent.runner import Budget, QueryRunner
 from biokg.graph_agent.searchers import index_searchers
 from biokg.graph_agent.text import clean, keep_word_table
 from biokg.schema import GraphSchema, load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000

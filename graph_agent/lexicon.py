@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from biokg import cypher
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import process_alive
 from biokg.errors import GraphBusyError
 from biokg.graph_agent.lexicon_build import (
     LEXICON_FORMAT,
@@ -41,8 +43,6 @@ from biokg.graph_agent.lexicon_build import (
     key_code,
     newest_lexicon,
 )
-from biokg.store import GraphStore
-from biokg.store.embedded import process_alive
 
 if TYPE_CHECKING:  # imported where a lexicon is built: a cached one is read without polars
     import polars as pl

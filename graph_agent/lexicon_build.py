@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 import orjson
 
 from biokg import cypher
+from biokg.core.names import LOCAL_ID, salt_free_key
+from biokg.core.store import GraphStore
 from biokg.graph_agent.go_forms import derived_names
 from biokg.graph_agent.text import greek_qualifier, mention_key, numbered_form, one_word
-from biokg.names import LOCAL_ID, salt_free_key
 from biokg.schema import ENTITY, load_schema
-from biokg.store import GraphStore
 
 if TYPE_CHECKING:  # polars is imported where a lexicon is built: a cached one is read without it
     import polars as pl
@@ -177,7 +177,7 @@ def key_code() -> str:
     make keys (name keys, GO forms, this module) and schema/'s node labels (which are
     documents, which are named), so that keys kept from an earlier lexicon are never those of
     other code."""
-    from biokg import names
+    from biokg.core import names
     from biokg.graph_agent import go_forms, text
 
     digest = hashlib.sha256()

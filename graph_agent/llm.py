@@ -18,6 +18,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from biokg.core.settings import Settings
 from biokg.errors import LLMError
 from biokg.graph_agent.findings import Finding
 from biokg.graph_agent.gate import CypherGate
@@ -25,7 +26,6 @@ from biokg.graph_agent.llm_tools import AgentTools, CypherRepairError, ToolBox, 
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.prompts import QuestionPrompt, system_prompt
 from biokg.graph_agent.runner import QueryRunner
-from biokg.settings import Settings
 
 if TYPE_CHECKING:
     import openai

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from biokg.core.store import GraphStore
 from biokg.errors import (
     BiokgError,
     QueryTimeoutError,
@@ -32,7 +33,6 @@ from biokg.graph_agent.prompts import RepairPrompt
 from biokg.graph_agent.requests import Chain, ChainWalk, Neighbours, PathBetween, Relation, Request
 from biokg.graph_agent.runner import QueryRunner
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 SAMPLE_ROWS = 3

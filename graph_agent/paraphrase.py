@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from biokg.embedding.models import Embedder
-from biokg.files import atomic_path
+from biokg.core.embedding.models import Embedder
+from biokg.core.files import atomic_path
 from biokg.graph_agent.models import Mention
 from biokg.graph_agent.question import DETERMINERS, Question
 from biokg.graph_agent.requests import Relation

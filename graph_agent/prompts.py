@@ -12,9 +12,9 @@ from __future__ import annotations
 import string
 from typing import ClassVar
 
+from biokg.core.store.dialect import Dialect
 from biokg.errors import BiokgError
 from biokg.schema import GraphSchema
-from biokg.store.dialect import Dialect
 
 #: The projections the evidence graph captures (see graph_agent/evidence.py).
 NODE_PROJECTION = "{id: n.id, label: [l IN labels(n) WHERE l <> 'Entity'][0], name: n.name}"

@@ -20,6 +20,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from biokg.core.names import name_key
 from biokg.graph_agent.findings import Finding, StepResult, verdict_of
 from biokg.graph_agent.ranking import ranked
 from biokg.graph_agent.requests import (
@@ -30,7 +31,6 @@ from biokg.graph_agent.requests import (
     Request,
 )
 from biokg.graph_agent.runner import QueryRunner
-from biokg.names import name_key
 
 R = TypeVar("R", bound=Request)
 

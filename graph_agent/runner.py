@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biokg import cypher
-from biokg.embedding.search import Reader
+from biokg.core.embedding.search import Reader
+from biokg.core.store import GraphStore
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.evidence import EvidenceGraph
 from biokg.graph_agent.models import QueryRecord
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

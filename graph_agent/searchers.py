@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from biokg.embedding.models import Embedder
-from biokg.embedding.search import Reader, fulltext_search, vector_neighbours, vector_search
-from biokg.embedding.texts import embedded_labels
+from biokg.core.embedding.models import Embedder
+from biokg.core.embedding.search import Reader, fulltext_search, vector_neighbours, vector_search
+from biokg.core.embedding.texts import embedded_labels
+from biokg.core.names import name_key
+from biokg.core.store import GraphStore
 from biokg.graph_agent.lexicon_build import DOCUMENT_CATEGORY
 from biokg.graph_agent.text import STOP_WORDS, stem
-from biokg.names import name_key
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 #: A full-text hit naming exactly the text's words scores this; others in proportion to the
 #: words they share (Dice): "high blood pressure" is not "High pulse pressure" because Lucene

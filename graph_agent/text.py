@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from biokg.files import atomic_path, made_once
-from biokg.names import name_key
+from biokg.core.files import atomic_path, made_once
+from biokg.core.names import name_key
 
 #: Zipf frequency (log10 of uses per billion words) from which a word counts as common English:
 #: "chronic" (4.2) is common, "polymerase" (3.0) is not.

@@ -40,9 +40,11 @@ import polars as pl
 import zstandard
 
 from biokg import cypher
-from biokg.curie import normalize_curie
+from biokg.core.curie import normalize_curie
+from biokg.core.files import sha256
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import ConfigError, SourceFormatError
-from biokg.files import sha256
 from biokg.ingest.formats.sssom import MappingSet, read_metadata, read_sssom, set_version
 from biokg.ingest.online.download import download
 from biokg.ingest.records import (
@@ -54,8 +56,6 @@ from biokg.ingest.records import (
 )
 from biokg.ingest.writer import GraphWriter, LoadResult
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

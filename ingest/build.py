@@ -24,7 +24,11 @@ from typing import NamedTuple
 
 import polars as pl
 
-from biokg import cypher, names
+from biokg import cypher
+from biokg.core import names
+from biokg.core.names import name_key
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import BiokgError, ConfigError
 from biokg.ingest import identity as identity_rules
 from biokg.ingest import named_edges
@@ -36,10 +40,7 @@ from biokg.ingest.records import Records, Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
 from biokg.ingest.sources.base import Fetched, Source, SourceInfo
 from biokg.ingest.writer import GraphWriter, LoadResult, Progress
-from biokg.names import name_key
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

@@ -35,13 +35,13 @@ import neo4j
 import polars as pl
 
 from biokg import cypher
+from biokg.core.files import atomic_path, space_for
+from biokg.core.store import GraphStore
 from biokg.errors import StoreError
-from biokg.files import atomic_path, space_for
 from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.ingest.writer import batches, write_node_rows
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

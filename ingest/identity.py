@@ -21,7 +21,7 @@ names are product-level (a combination product's brand sits on every ingredient)
 
 A name with several candidates at the first tier that hits is a conflict: reported, never
 merged. Names are normalised by case folding, unifying punctuation and spacing; salt words are a
-declared table (:mod:`biokg.names`, shared with the agent's lexicon).
+declared table (:mod:`biokg.core.names`, shared with the agent's lexicon).
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
+from biokg.core.names import LOCAL_ID, SALT_WORDS, name_key, salt_free_key
+from biokg.core.store import GraphStore
 from biokg.ingest import node_facts
 from biokg.ingest.records import Records, finalize_edges
-from biokg.names import LOCAL_ID, SALT_WORDS, name_key, salt_free_key
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from biokg import cypher
-from biokg.embedding.static import node_embedder
+from biokg.core.embedding.static import node_embedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import BiokgError
 from biokg.ingest.bridge import INFORES as BRIDGE
 from biokg.ingest.bridge import mappings_dir, plan_bridge
@@ -60,8 +62,6 @@ from biokg.ingest.records import Records, Release
 from biokg.ingest.upstream import UpstreamState, check_upstream, download_inputs
 from biokg.ingest.writer import GraphWriter, release_props
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

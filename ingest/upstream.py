@@ -33,11 +33,11 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from biokg.core.settings import Settings
 from biokg.errors import ConfigError, FetchError, FetchRefusedError, SourceFormatError
 from biokg.ingest.build import source_module
 from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, download, unresolved
 from biokg.ingest.sources.base import Upstream
-from biokg.settings import Settings
 
 MARKER_TIMEOUT_S = 30
 

@@ -37,12 +37,12 @@ import neo4j
 import polars as pl
 
 from biokg import cypher
+from biokg.core.store import GraphStore
 from biokg.errors import RecordValidationError, StoreError
 from biokg.ingest import node_facts
 from biokg.ingest.node_facts import Chooser, release_node_facts
 from biokg.ingest.records import Records, Release
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

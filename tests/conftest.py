@@ -22,16 +22,16 @@ from own_graph import TEST_DATA, fresh_graph_settings, release, share_test_data
 from xdist.remote import Producer
 from xdist.workermanage import WorkerController
 
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.static import StaticEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.static import StaticEmbedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.ingest.build import build
 from biokg.ingest.offline.go_corpus import build_offline_corpus
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
 
 
 @pytest.fixture(scope="session")

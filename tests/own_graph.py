@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port, start_background, stop_background
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port, start_background, stop_background
 
 #: Real packaged data fetched once per machine and reused between runs (conftest's
 #: ``test_data_cache``): the Debian packages GO is rendered from, and the models made from the

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from own_graph import SHARED_CACHE, engine_post
 
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 
 #: The snapshot's parts in the shared folder; ``made`` is written last.
 BACKUP, CACHE, MADE = "database.zip", "cache", "made"

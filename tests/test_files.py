@@ -1,4 +1,4 @@
-"""Files made once across processes (biokg.files.made_once): what a model export relies on when
+"""Files made once across processes (biokg.core.files.made_once): what a model export relies on when
 a build, a server or parallel test workers find it missing at the same time."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.files import atomic_path, made_once
+from biokg.core.files import atomic_path, made_once
 
 pytestmark = pytest.mark.unit
 

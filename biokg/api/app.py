@@ -28,10 +28,10 @@ from biokg.api.errors import EVERY_ROUTE, GRAPH, documented, install_error_handl
 from biokg.api.explorer import explorer
 from biokg.api.guards import BodyLimit, InFlight, TrustedHosts, is_loopback
 from biokg.api.routes import protected, public
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import ConfigError
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 API_KEY_HEADER = "X-API-Key"
 _api_key_header = APIKeyHeader(name=API_KEY_HEADER, auto_error=False)

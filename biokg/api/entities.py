@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from biokg import cypher
 from biokg.api.models import EntityDetails, SourceRelease
+from biokg.core.store import GraphStore
 from biokg.errors import EntityNotFoundError
 from biokg.ingest import node_facts
 from biokg.ingest.node_facts import FACTS
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
 
 #: Written by the embedding step; nothing a reader of the card wants.
 _HIDDEN = {"embedding", "embedding_hash", "embedding_model"}

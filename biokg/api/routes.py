@@ -33,12 +33,12 @@ from biokg.api.models import (
     Neighbourhood,
 )
 from biokg.api.neighbourhood import neighbourhood
+from biokg.core.store import GraphStore
 from biokg.errors import BiokgError, BudgetExceededError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer, Candidate, StepEvent
 from biokg.graph_agent.runner import Budget
 from biokg.graph_agent.searchers import VectorSearcher
-from biokg.store import GraphStore
 
 T = TypeVar("T")
 #: Time for what the budget does not count (linking, data versions, the answer), in seconds.

@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from biokg.core.settings import Settings
 from biokg.errors import BiokgError, DiskFullError, is_disk_full
-from biokg.settings import Settings
 
 console = Console()
 err_console = Console(stderr=True)

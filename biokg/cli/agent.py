@@ -11,12 +11,12 @@ from rich.table import Table
 from rich.text import Text
 
 from biokg.cli import console, handle_errors
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
 from biokg.graph_agent import evaluation, question_file
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 @handle_errors

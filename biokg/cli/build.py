@@ -10,10 +10,10 @@ from biokg.cli import console, progress_bars
 from biokg.cli.embed import embed_nodes
 from biokg.cli.options import SourceCommand, SourceRun
 from biokg.cli.status import print_summary
+from biokg.core.store import GraphStore
 from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.bridge import INFORES as BRIDGE
 from biokg.ingest.build import build, check_licenses
-from biokg.store import GraphStore
 
 
 @SourceCommand

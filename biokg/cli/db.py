@@ -7,10 +7,10 @@ import time
 import typer
 
 from biokg.cli import console, handle_errors
-from biokg.embedding.search import warm_indexes
+from biokg.core.embedding.search import warm_indexes
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
 from biokg.errors import ConfigError
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
 
 app = typer.Typer(
     help="Run the embedded graph engine as a local background server.", no_args_is_help=True

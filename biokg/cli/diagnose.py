@@ -13,13 +13,13 @@ import typer
 from rich.table import Table
 
 from biokg.cli import console, err_console, handle_errors
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
 from biokg.graph_agent.diagnosis.phenopacket import PhenopacketCase, read_phenopackets
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import SCORERS
 from biokg.graph_agent.diagnosis.service import DEFAULT_METHOD, ranker
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 @handle_errors

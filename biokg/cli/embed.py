@@ -5,13 +5,13 @@ from __future__ import annotations
 import typer
 
 from biokg.cli import console, handle_errors, progress_bars
-from biokg.embedding.models import Embedder, HashingEmbedder
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.static import node_embedder
+from biokg.core.embedding.models import Embedder, HashingEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.static import node_embedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 def embed_nodes(

@@ -9,6 +9,7 @@ import polars as pl
 import typer
 
 from biokg.cli import console, handle_errors
+from biokg.core.settings import Settings
 from biokg.errors import AgentInputError
 from biokg.export.neo4j_admin import merge_records, write_neo4j_admin_csv
 from biokg.ingest.build import (
@@ -21,7 +22,6 @@ from biokg.ingest.build import (
 from biokg.ingest.identity import KNOWN_DRUG_SCHEMA
 from biokg.ingest.sources import SOURCES
 from biokg.schema import load_schema
-from biokg.settings import Settings
 
 app = typer.Typer(help="Export the graph for other tools.", no_args_is_help=True)
 
@@ -84,8 +84,8 @@ def rdf(
 ) -> None:
     """The graph as RDF: Biolink classes and predicates, one named graph per source release
     (PROV-O), each edge's provenance on its reified statement."""
+    from biokg.core.store import GraphStore
     from biokg.export.rdf import export_file
-    from biokg.store import GraphStore
 
     wanted = source_ids(s.strip() for s in sources.split(",") if s.strip()) if sources else None
     with GraphStore.connect(Settings.from_env()) as store:
@@ -110,8 +110,8 @@ def kgx(
 ) -> None:
     """The graph as KGX nodes and edges (Biolink categories, predicates and knowledge sources)
     with a graph-level metadata file naming each source's release and licence."""
+    from biokg.core.store import GraphStore
     from biokg.export.kgx import export_kgx
-    from biokg.store import GraphStore
 
     wanted = source_ids(s.strip() for s in sources.split(",") if s.strip()) if sources else None
     with GraphStore.connect(Settings.from_env()) as store:
@@ -136,8 +136,8 @@ def ml(
     """The graph as integer-indexed parquet node and edge tables (text embeddings as node
     features) with a leakage-free drug-disease link-prediction split; a PyG HeteroData file
     too when torch_geometric is installed."""
+    from biokg.core.store import GraphStore
     from biokg.export.ml import export_ml
-    from biokg.store import GraphStore
 
     with GraphStore.connect(Settings.from_env()) as store:
         report = export_ml(

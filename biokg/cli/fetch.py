@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 
 from biokg.cli import console, handle_errors
+from biokg.core.settings import Settings
 from biokg.ingest.online.openfda import API_URL, DOWNLOAD_INDEX, fetch_api, fetch_bulk
-from biokg.settings import Settings
 
 app = typer.Typer(help="Download source files for an online build.", no_args_is_help=True)
 

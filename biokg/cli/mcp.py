@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from biokg.cli import err_console, handle_errors
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 
 
 @handle_errors

@@ -18,8 +18,8 @@ from typing import Any
 import typer
 
 from biokg.cli import handle_errors
+from biokg.core.settings import Settings
 from biokg.ingest.sources import SOURCES
-from biokg.settings import Settings
 
 
 @dataclass(frozen=True)

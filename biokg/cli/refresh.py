@@ -8,9 +8,9 @@ import typer
 
 from biokg.cli import console
 from biokg.cli.options import SourceCommand, SourceRun
+from biokg.core.store import GraphStore
 from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.refresh import FAILED, refresh, text_report
-from biokg.store import GraphStore
 
 
 @SourceCommand

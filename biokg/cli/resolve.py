@@ -8,9 +8,9 @@ import typer
 from rich.table import Table
 
 from biokg.cli import console, handle_errors
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.ingest.identity import graph_drug_index
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 @handle_errors

@@ -7,7 +7,7 @@ import uvicorn
 
 from biokg.api.app import check_bind, create_app
 from biokg.cli import handle_errors
-from biokg.settings import Settings
+from biokg.core.settings import Settings
 
 
 @handle_errors

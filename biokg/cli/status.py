@@ -10,9 +10,9 @@ from rich.table import Table
 
 from biokg.browser_guide import browser_files
 from biokg.cli import console, handle_errors
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, neo4j_cypher_files
 from biokg.schema import load_schema, render_markdown
-from biokg.settings import Settings
-from biokg.store import GraphStore, neo4j_cypher_files
 from biokg.summary import graph_summary, load_history, merge_summary
 
 schema_app = typer.Typer(

@@ -38,14 +38,14 @@ from urllib.parse import unquote
 
 import orjson
 
+from biokg.core.files import atomic_path
+from biokg.core.store import GraphStore
+from biokg.core.streams import chunks, read_ahead
 from biokg.errors import AgentInputError
 from biokg.export import reader
 from biokg.export.rdf_terms import converter
 from biokg.export.report import WriteReport
-from biokg.files import atomic_path
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
-from biokg.streams import chunks, read_ahead
 
 KgxFormat = Literal["jsonl", "tsv"]
 FORMATS = ("jsonl", "tsv")

@@ -44,13 +44,13 @@ import numpy as np
 import polars as pl
 
 from biokg import cypher
+from biokg.core.files import atomic_path
+from biokg.core.store import GraphStore
+from biokg.core.streams import chunks, read_ahead
 from biokg.errors import AgentInputError
 from biokg.export import reader
 from biokg.export.report import WriteReport
-from biokg.files import atomic_path
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
-from biokg.streams import chunks, read_ahead
 
 SplitKind = Literal["disease", "random"]
 SPLITS = ("disease", "random")

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from biokg import cypher
+from biokg.core.files import atomic_path
+from biokg.core.store import GraphStore
+from biokg.core.streams import chunks, read_ahead
 from biokg.errors import AgentInputError, EntityNotFoundError
 from biokg.export import reader
 from biokg.export.rdf_terms import RdfWriter, Triple
-from biokg.files import atomic_path
 from biokg.schema import GraphSchema
-from biokg.store import GraphStore
-from biokg.streams import chunks, read_ahead
 
 RdfFormat = Literal["nquads", "trig"]
 FORMATS = ("nquads", "trig")

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from biokg import cypher
+from biokg.core.store import GraphStore
+from biokg.core.streams import chunks
 from biokg.schema import ENTITY
-from biokg.store import GraphStore
-from biokg.streams import chunks
 
 #: Node ids sought per query by :func:`nodes`.
 BATCH_IDS = 5_000

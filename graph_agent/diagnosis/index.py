@@ -32,7 +32,7 @@ import polars as pl
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
-from biokg.files import atomic_path
+from biokg.core.files import atomic_path
 from biokg.graph_agent.ranking import frequency
 
 log = logging.getLogger(__name__)

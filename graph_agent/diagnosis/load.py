@@ -18,10 +18,10 @@ from pathlib import Path
 import polars as pl
 
 from biokg import cypher
+from biokg.core.store import GraphStore
 from biokg.errors import EntityNotFoundError
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex, build_index
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from biokg.embedding.search import Reader
+from biokg.core.embedding.search import Reader
+from biokg.core.store import GraphStore
 from biokg.graph_agent import models
 from biokg.graph_agent.answer import compose, elapsed_ms
 from biokg.graph_agent.described import PhenotypeList
@@ -28,7 +29,6 @@ from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Claim, Mention, PlanView, QueryRecord, StepEvent
 from biokg.graph_agent.question import Question
 from biokg.graph_agent.runner import Budget, QueryRunner
-from biokg.store import GraphStore
 
 #: How many ranked diseases the answer names (the ranking is longer: API and CLI).
 ANSWERED = 10

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DEFAULT_TOP, Diagnosis, DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import SCORERS
-from biokg.store import GraphStore
 
 #: The scorer every surface uses unless told otherwise.
 DEFAULT_METHOD = "likelihood-ratio"

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
-from biokg.embedding.search import Reader
+from biokg.core.embedding.search import Reader
 from biokg.errors import EmbeddingError, StoreError
 from biokg.graph_agent import text as words
 from biokg.graph_agent.lexicon import Lexicon

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from biokg.embedding.search import Reader
+from biokg.core.embedding.search import Reader
 from biokg.graph_agent import text as words
 from biokg.graph_agent.intent import QuestionReader, Reading
 from biokg.graph_agent.lexicon import Lexicon

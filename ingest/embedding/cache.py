@@ -14,8 +14,8 @@ from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from biokg.core.settings import Settings
 from biokg.errors import EmbeddingError
-from biokg.settings import Settings
 
 CACHE_FILE = "embeddings.sqlite"
 _SQL_VARIABLES = 500  # keys per SELECT ... IN (...), below SQLite's variable limit

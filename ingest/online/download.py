@@ -20,8 +20,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from biokg.core.files import sha256
 from biokg.errors import FetchError, FetchRefusedError
-from biokg.files import sha256
 
 log = logging.getLogger(__name__)
 USER_AGENT = "biokg/0.1 (+https://github.com/biokg)"

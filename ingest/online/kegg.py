@@ -35,8 +35,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from biokg.errors import BlockedError, ConfigError, FetchError, FetchRefusedError, SourceFormatError
-from biokg.files import atomic_path
+from biokg.core.files import atomic_path
+from biokg.errors import (
+    BlockedError,
+    ConfigError,
+    FetchError,
+    FetchRefusedError,
+    SourceFormatError,
+)
 from biokg.ingest.formats.kegg import RECORD_END, drug_id, local_id, read_flat, read_pairs
 from biokg.ingest.formats.kegg_tables import INFO, LISTS, MANIFEST
 from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, unresolved

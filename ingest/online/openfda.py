@@ -35,8 +35,8 @@ from datetime import UTC, datetime
 from email.message import Message
 from pathlib import Path
 
+from biokg.core.files import sha256
 from biokg.errors import ConfigError, FetchError, FetchRefusedError, SourceFormatError
-from biokg.files import sha256
 from biokg.ingest.online.download import TRANSIENT_4XX, USER_AGENT, download, mirrored, unresolved
 
 log = logging.getLogger(__name__)

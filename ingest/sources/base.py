@@ -26,10 +26,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
+from biokg.core.files import sha256
+from biokg.core.settings import Settings
 from biokg.errors import ConfigError, CountBoundsError, SourceFormatError
-from biokg.files import sha256
 from biokg.ingest.records import Records, Release
-from biokg.settings import Settings
 
 #: A marker reader: the release named in the marker's body (``where`` names it in errors).
 MarkerReader = Callable[[bytes, str], str]

@@ -42,9 +42,9 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.curie import normalize_curie
+from biokg.core.curie import normalize_curie
+from biokg.core.files import atomic_path
 from biokg.errors import BiokgError, SourceFormatError
-from biokg.files import atomic_path
 from biokg.ingest.offline.chembl import build_chembl_sqlite
 from biokg.ingest.offline.go_corpus import ORG_HS_DB, debian_file
 from biokg.ingest.online.download import download, mirrored

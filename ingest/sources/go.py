@@ -41,7 +41,7 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.curie import normalize_prefix
+from biokg.core.curie import normalize_prefix
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.formats.gaf import ASPECTS as ASPECTS
 from biokg.ingest.formats.gaf import EVIDENCE_TO_ECO as EVIDENCE_TO_ECO

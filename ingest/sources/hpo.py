@@ -46,7 +46,7 @@ from pathlib import Path
 
 import polars as pl
 
-from biokg.curie import normalize_prefix
+from biokg.core.curie import normalize_prefix
 from biokg.errors import ConfigError, SourceFormatError
 from biokg.ingest.formats.obo import read_obo, retired_terms
 from biokg.ingest.formats.tabular import check_column, header_lines, read_tsv

@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from biokg.api.app import create_app
+from biokg.core.settings import Settings
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
 
 API_KEY = "test-key-0123456789abcdef"
 #: The server answers loopback hosts only (TestClient's default Host, testserver, gets 400).

@@ -16,6 +16,7 @@ from biokg.api.errors import error_status
 from biokg.api.models import MAX_QUESTION_CHARS, MAX_SEARCH_CHARS, BudgetRequest
 from biokg.api.routes import in_thread
 from biokg.cli.app import app as cli_app
+from biokg.core.settings import Settings
 from biokg.errors import (
     AgentInputError,
     BiokgError,
@@ -30,7 +31,6 @@ from biokg.errors import (
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
 from biokg.graph_agent.runner import Budget
-from biokg.settings import Settings
 
 VIAGRA = "CHEMBL.COMPOUND:CHEMBL192"  # sildenafil, brand name Viagra, in the ChEMBL test set
 PDE5A = "NCBIGene:8654"  # phosphodiesterase 5A, sildenafil's target in ChEMBL's mechanisms

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.diagnosis.load import phenotype_index
-from biokg.store import GraphStore
 
 MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
 

@@ -28,10 +28,10 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 from biokg.api.app import create_app
+from biokg.core.settings import Settings
+from biokg.core.store.embedded import free_port
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.diagnosis.service import diagnose
-from biokg.settings import Settings
-from biokg.store.embedded import free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

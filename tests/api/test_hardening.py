@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from biokg.api.app import create_app
 from biokg.api.guards import MAX_BODY_BYTES
+from biokg.core.settings import Settings
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
 
 ERROR_BODY = {"$ref": "#/components/schemas/ErrorBody"}
 

@@ -7,9 +7,9 @@ import json
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 
 runner = CliRunner()
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"

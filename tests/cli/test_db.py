@@ -7,9 +7,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import free_port
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import free_port
 
 runner = CliRunner()
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.files import made_once
+from biokg.core.files import made_once
 from biokg.schema import GraphSchema, load_schema
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"

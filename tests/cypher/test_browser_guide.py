@@ -18,10 +18,10 @@ import pytest
 
 from biokg import cypher
 from biokg.browser_guide import ENGINES, GuideExample, browser_files, guide_examples
-from biokg.embedding.static import StaticEmbedder
+from biokg.core.embedding.static import StaticEmbedder
+from biokg.core.store import GraphStore
 from biokg.graph_agent.gate import CypherGate
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 CYPHER_DIR = Path(cypher.__file__).parent
 #: Phenotypes given a vector for the vector-search example: a neighbourhood to rank, not the

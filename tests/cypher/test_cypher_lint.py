@@ -16,9 +16,9 @@ import pytest
 
 from biokg import cypher
 from biokg.browser_guide import browser_files
+from biokg.core.store import constraint_statements
+from biokg.core.store.dialect import NEO4J
 from biokg.schema import GraphSchema, load_schema
-from biokg.store import constraint_statements
-from biokg.store.dialect import NEO4J
 
 Lint = Callable[[list[tuple[str, str]]], dict]
 _RUNNABLE = re.compile(r'<pre class="pre-scrollable code runnable">(.*?)</pre>', re.DOTALL)

@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 
 from biokg.cli.app import app
 from biokg.cli.export import source_ids
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.errors import AgentInputError
 from biokg.export.kgx import edge_record, export_kgx, graph_curie, kgx_curie
 from biokg.ingest.sources import SOURCES
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 #: small sources of the session graph: their export takes a second, not the whole HPO
 SMALL = ["chembl", "openfda"]

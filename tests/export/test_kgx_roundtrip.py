@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
 from biokg.export.kgx import edge_record, export_kgx, graph_curie, kgx_curie
 from biokg.kgx_import import edge_row, load_kgx
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: ChEMBL and openFDA (infores ids from their names) and the bridges
 ROUND_TRIP = ["infores:chembl", "infores:openfda", "infores:mondo"]

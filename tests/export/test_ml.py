@@ -12,14 +12,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from biokg.embedding.static import StaticEmbedder
+from biokg.core.embedding.static import StaticEmbedder
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
 from biokg.export.ml import TARGET_TYPES, export_ml, has_pyg
 from biokg.export.reader import edges_by_type, scanned_edges
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 NODES_BY_LABEL = """
 MATCH (n:Entity) RETURN [l IN labels(n) WHERE l <> 'Entity'][0] AS label, count(*) AS n"""

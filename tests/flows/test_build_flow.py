@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.flows.build import build_flow
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 
 def test_flow_loads_then_skips_unchanged_go(

@@ -28,10 +28,10 @@ from prefect.deployments import run_deployment
 from prefect.exceptions import ObjectNotFound
 from upstream import Upstream, hpo_release, publish
 
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.flows.deploy import schedules
 from biokg.flows.refresh import REPORT_KEY
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 120

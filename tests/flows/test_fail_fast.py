@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 from upstream import Upstream
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store.embedded import settings_env, start_background
 from biokg.errors import FetchError, FetchRefusedError
 from biokg.flows.build import _only_transient
 from biokg.ingest.online.download import download
 from biokg.ingest.refresh import FAILED, UPDATED, SourceReport, text_report
 from biokg.ingest.upstream import check_upstream
-from biokg.settings import Settings
-from biokg.store.embedded import settings_env, start_background
 
 NOWHERE = "http://biokg-test.invalid"
 #: Well under one retry delay of the flow (10 s) and the download loop's back-off (2 s, 4 s).

@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 from upstream import Upstream
 
 from biokg.cli.app import create_app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.flows.deploy import deployments, send
 from biokg.ingest.bridge import mappings_dir
 from biokg.ingest.sources import SOURCES
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 #: Real rows of NCBI2Reactome.txt (NCBI Gene 7157 TP53, 1956 EGFR, 3630 INS, mouse 13649 Egfr)
 ROWS = [

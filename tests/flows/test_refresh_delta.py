@@ -6,12 +6,12 @@ from __future__ import annotations
 import polars as pl
 from upstream import Upstream, hpo_release, publish
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.ingest.delta import diff
 from biokg.ingest.records import Records
 from biokg.ingest.refresh import refresh
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 RETIRED, REPLACEMENT = "HP:0001518", "HP:0001250"  # Small for gestational age → Seizure
 

@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 from upstream import Upstream, go_release, hpo_release, publish
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
+from biokg.core.store.embedded import settings_env
 from biokg.flows.refresh import refresh_flow
 from biokg.ingest.delta import snapshot_dir
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
-from biokg.store.embedded import settings_env
 
 SOURCES = ["hpo", "go"]
 FAST_RETRIES = [0.2, 0.2, 0.2]

@@ -12,11 +12,11 @@ from own_graph import fresh_graph_settings, release
 from upstream import Upstream, hpo_release, publish
 
 from biokg.api.app import create_app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.refresh import UPDATED, refresh
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 QUESTION = "Which phenotypes does developmental and epileptic encephalopathy 96 have?"
 FLIPS = 6

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from biokg.core.settings import Settings
 from biokg.graph_agent.agent import GraphAgent
-from biokg.settings import Settings
 
 
 # -- the LLM planner against the loopback OpenAI-compatible stub (tests/graph_agent/llm_stub.py) --

@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 import yaml
 
+from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError, SchemaError
 from biokg.graph_agent import evaluation
 from biokg.graph_agent.agent import GraphAgent
@@ -22,7 +23,6 @@ from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.linking.features import accept_all, default_scorer
 from biokg.graph_agent.models import Answer, EvidenceNode
 from biokg.graph_agent.question import Question
-from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
 PDE5A = "NCBIGene:8654"

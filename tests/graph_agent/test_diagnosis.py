@@ -14,12 +14,12 @@ import polars as pl
 import pytest
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
 from biokg.graph_agent.diagnosis.scoring import LikelihoodRatio, ResnikBMA
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 SEIZURE, FOCAL = "HP:0001250", "HP:0007359"
 MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]

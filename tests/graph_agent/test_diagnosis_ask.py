@@ -8,9 +8,9 @@ OMIM:154700 (= ORPHA:558 through MONDO:0007947).
 
 from __future__ import annotations
 
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer
-from biokg.store import GraphStore
 
 QUESTION = (
     "A tall teenager with arachnodactyly, ectopia lentis and a dilated aortic root, "

@@ -22,13 +22,13 @@ import pytest
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.graph_agent.diagnosis.index import PhenotypeIndex
 from biokg.graph_agent.diagnosis.load import phenotype_index
 from biokg.graph_agent.diagnosis.ranker import DiagnosisRanker
 from biokg.graph_agent.diagnosis.withhold import withhold
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 REFERENCE = "PMID:23033978"
 DISEASE = "OMIM:618522"

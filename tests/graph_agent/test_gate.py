@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from biokg.core.store import GraphStore
+from biokg.core.store.dialect import ARCADEDB, NEO4J
 from biokg.errors import StoreError, UnsafeCypherError
 from biokg.graph_agent.gate import CypherGate
 from biokg.graph_agent.runner import QueryRunner
-from biokg.store import GraphStore
-from biokg.store.dialect import ARCADEDB, NEO4J
 
 GATE = CypherGate()
 NODE = "{id: n.id, label: [l IN labels(n) WHERE l <> 'Entity'][0], name: n.name}"

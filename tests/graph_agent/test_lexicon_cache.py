@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.lexicon import Lexicon, LexiconBuild, graph_digest
 from biokg.graph_agent.lexicon_build import LEXICON_FORMAT, file_name, lexicon_rows
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: A load of a source no build writes: the graph state changes while it is current.
 EXTRA_LOAD = {"id": "test-lexicon-cache:1", "source": "test-lexicon-cache", "load_id": "load-1"}

@@ -11,11 +11,11 @@ import time
 import pytest
 from llm_stub import call, calls, failure, slow, text, tool_results
 
+from biokg.core.settings import Settings
 from biokg.errors import LLMError, RetryableError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.llm import CypherRepairError, LLMResearcher
 from biokg.graph_agent.prompts import PromptTemplate, PromptTemplateError, QuestionPrompt
-from biokg.settings import Settings
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
 PDE5A = "NCBIGene:8654"

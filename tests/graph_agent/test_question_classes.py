@@ -13,9 +13,9 @@ import re
 
 import pytest
 
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.models import Answer, Claim, EvidenceEdge
-from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"
 PDE5A = "NCBIGene:8654"

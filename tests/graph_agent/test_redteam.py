@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pytest
 from llm_stub import call, tool_results
 
-from biokg.store import GraphStore
+from biokg.core.store import GraphStore
 
 MARK = "pwned"  # every payload writes this marker, so the tripwire sees a partial write
 

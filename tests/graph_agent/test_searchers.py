@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from biokg.embedding.models import HashingEmbedder
-from biokg.embedding.onnx import OnnxEmbedder
-from biokg.embedding.static import StaticEmbedder
+from biokg.core.embedding.models import HashingEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.static import StaticEmbedder
+from biokg.core.store import GraphStore
 from biokg.errors import StoreError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.lexicon import Lexicon
@@ -26,7 +27,6 @@ from biokg.graph_agent.searchers import FULLTEXT_WEIGHT, VECTOR_WEIGHT, index_se
 from biokg.ingest.embedding.cache import VectorCache
 from biokg.ingest.embedding.nodes import embed_graph
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 EXPOSURES = {
     "CHEBI:99100001": "tobacco smoke",

@@ -20,9 +20,9 @@ import re
 from importlib.metadata import distribution
 from pathlib import Path
 
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.schema import load_schema
-from biokg.store import GraphStore
 
 SEED = 20261207
 _SYMBOLS = """

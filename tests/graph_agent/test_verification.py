@@ -16,9 +16,9 @@ import random
 import re
 from dataclasses import dataclass
 
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.schema import GraphSchema, load_schema
-from biokg.store import GraphStore
 
 #: Edges asked per type and verdict.
 PER_TYPE = 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from biokg.core.store import GraphStore
 from biokg.ingest.node_facts import FACTS
-from biokg.store import GraphStore
 
 
 def edge_counts(store: GraphStore, source: str) -> dict[str, int]:

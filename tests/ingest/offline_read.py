@@ -8,11 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
+from biokg.core.settings import Settings
 from biokg.ingest.build import code_key
 from biokg.ingest.records import Records, Release
 from biokg.ingest.sources import SOURCES
 from biokg.ingest.sources.base import Fetched
-from biokg.settings import Settings
 
 #: Sources with no offline copy to ship (KEGG may not be redistributed): their hand-written
 #: fixture in the real formats stands in.

@@ -9,6 +9,8 @@ import json
 import polars as pl
 import pytest
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.bridge import (
     bridge_records,
@@ -21,8 +23,6 @@ from biokg.ingest.bridge import (
     terms_file,
 )
 from biokg.ingest.records import Release
-from biokg.settings import Settings
-from biokg.store import GraphStore
 from biokg.summary import merge_summary
 
 FOUR = ("infores:hpo-annotations", "infores:go", "infores:chembl", "infores:primekg")

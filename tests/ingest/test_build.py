@@ -26,12 +26,12 @@ from independent_counts import (
 from own_graph import fresh_graph_settings, release
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import BiokgError, SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.offline.go_corpus import GOSLIM_PLANT, ORG_HS_DB, debian_file, write_gaf
 from biokg.ingest.sources import go
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 GO = "infores:go"
 HPO = "infores:hpo-annotations"

@@ -26,7 +26,9 @@ from offline_read import shared_sample
 from own_graph import fresh_graph_settings, release
 from test_build import go_data
 
-from biokg.embedding.static import StaticEmbedder
+from biokg.core.embedding.static import StaticEmbedder
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, embedded
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
 from biokg.ingest.embedding.cache import VectorCache
@@ -35,8 +37,6 @@ from biokg.ingest.node_facts import FACTS
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import DEFAULT_SOURCES
 from biokg.ingest.sources.openfda import SAMPLE_FOLDER
-from biokg.settings import Settings
-from biokg.store import GraphStore, embedded
 
 GO_GENES = 300
 SHARED = {"infores:go", "infores:hpo-annotations"}

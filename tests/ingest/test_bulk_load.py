@@ -11,13 +11,13 @@ import pytest
 from own_graph import fresh_graph_settings, release
 from test_build import go_data
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import StoreError
 from biokg.ingest.build import build, fetch_source, prepare_records
 from biokg.ingest.records import Records
 from biokg.ingest.writer import GraphWriter
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 #: GO (small real files: NOT annotations, lists), ChEMBL and openFDA (report counts, label
 #: sections, drug identity merges): edges with many different sets of null properties.

@@ -32,12 +32,12 @@ from own_graph import engine_post
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port, settings_env, start_background, stop_background
 from biokg.graph_agent.lexicon import LexiconBuild
 from biokg.ingest.build import build as build_graph
 from biokg.ingest.sources.openfda import SAMPLE_FOLDER
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port, settings_env, start_background, stop_background
 
 #: Six CLI commands (two in processes of their own), two engine starts, three builds.
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.files import sha256
+from biokg.core.files import sha256
 from biokg.ingest.online.download import download
 
 BODY = b"".join(b"relation,row,%d\n" % i for i in range(50_000))

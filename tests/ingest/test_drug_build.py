@@ -16,12 +16,12 @@ import pytest
 from graph_state import snapshot
 from offline_read import shared_sample
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import SourceFormatError
 from biokg.ingest.build import build, fetch_source, prepare_records, resolve_identities
 from biokg.ingest.identity import LISTED, DrugIndex, graph_drug_index, known_drugs
 from biokg.ingest.sources import openfda
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 OPENFDA = shared_sample("openfda")[openfda.SAMPLE_FOLDER]
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from biokg.embedding.models import HashingEmbedder, SentenceTransformerEmbedder
-from biokg.embedding.onnx import LENGTH_BATCH, OnnxEmbedder
-from biokg.embedding.search import fulltext_search, vector_search
-from biokg.embedding.static import StaticEmbedder, node_embedder
-from biokg.embedding.texts import node_text, text_chunks
+from biokg.core.embedding.models import HashingEmbedder, SentenceTransformerEmbedder
+from biokg.core.embedding.onnx import LENGTH_BATCH, OnnxEmbedder
+from biokg.core.embedding.search import fulltext_search, vector_search
+from biokg.core.embedding.static import StaticEmbedder, node_embedder
+from biokg.core.embedding.texts import node_text, text_chunks
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import ConfigError, EmbeddingError, SchemaError
 from biokg.ingest.embedding.cache import VectorCache, cache_key
 from biokg.ingest.embedding.nodes import EmbedReport, embed_graph
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 MakeNodes = Callable[[str, dict[str, str]], None]
 

@@ -24,6 +24,9 @@ from graph_state import snapshot
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.errors import BlockedError, ConfigError, FetchError, SourceFormatError
 from biokg.graph_agent.agent import GraphAgent
 from biokg.ingest.build import build
@@ -33,9 +36,6 @@ from biokg.ingest.online.kegg import BATCH, KeggClient, TokenBucket, fetch_snaps
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, kegg
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 FIXTURE = Path(__file__).parent / "data" / "kegg"
 GAP = 1 / 3  # KEGG: at most 3 requests a second

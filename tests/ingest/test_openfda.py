@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from offline_read import shared_sample
 
-from biokg.curie import normalize_curie
+from biokg.core.curie import normalize_curie
 from biokg.errors import SourceFormatError
 from biokg.ingest.formats import openfda as openfda_format
 from biokg.ingest.formats.spl import LOINC_SECTIONS, spl_to_label

@@ -27,13 +27,13 @@ from offline_read import shared_sample
 from typer.testing import CliRunner
 
 from biokg.cli.app import app
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import ConfigError, FetchError, RetryableError, SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.online import openfda as openfda_fetch
 from biokg.ingest.online.openfda import RequestBudget, fetch_api, fetch_bulk
 from biokg.ingest.sources import openfda
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 DATA = shared_sample("openfda")[openfda.SAMPLE_FOLDER]
 LAST_UPDATED = "2024-05-01"

@@ -21,13 +21,13 @@ import zstandard
 from graph_state import snapshot
 from offline_read import shared_sample
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.errors import SourceFormatError
 from biokg.ingest.build import build
 from biokg.ingest.records import Records, Release
 from biokg.ingest.sources import primekg
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 SHARED = shared_sample("primekg")
 SAMPLE = SHARED[primekg.KG_FILE]

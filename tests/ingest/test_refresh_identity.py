@@ -25,6 +25,9 @@ from graph_state import assert_same_graph, graph_dump
 from offline_read import shared_sample
 from own_graph import fresh_graph_settings, release
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import write_transactions
 from biokg.ingest.build import (
     IDENTITY_ROWS,
     build,
@@ -36,9 +39,6 @@ from biokg.ingest.identity import known_drugs
 from biokg.ingest.records import Records
 from biokg.ingest.refresh import refresh
 from biokg.ingest.sources import chembl, primekg
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import write_transactions
 
 SOURCES = ("chembl", "primekg", "openfda")
 INFORES = {"chembl": "infores:chembl", "primekg": "infores:primekg", "openfda": "infores:openfda"}

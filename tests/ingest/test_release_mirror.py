@@ -25,14 +25,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from biokg.files import sha256
+from biokg.core.files import sha256
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import write_transactions
 from biokg.ingest.bridge import SHARED_FOLDER
 from biokg.ingest.build import build
 from biokg.ingest.refresh import UNCHANGED, refresh
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import write_transactions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import gen_chembl  # benchmarks/ is a folder of scripts, not a package

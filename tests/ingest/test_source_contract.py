@@ -18,13 +18,13 @@ import pytest
 from offline_read import ReadOffline
 from prefect.client.schemas.schedules import CronSchedule
 
-from biokg.files import sha256
+from biokg.core.files import sha256
+from biokg.core.settings import Settings
 from biokg.ingest.build import build_order, code_key
 from biokg.ingest.records import Release, validate
 from biokg.ingest.sources import DEFAULT_SOURCES, SOURCES
 from biokg.ingest.sources.base import Source, SourceInfo, Upstream
 from biokg.schema import load_schema
-from biokg.settings import Settings
 
 
 def _https(url: str | None) -> bool:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.ingest.records import Records, Release
 from biokg.ingest.writer import BATCH_TEXT_BYTES, GraphWriter, batches
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 SECTION_BYTES = 1_000_000  # a long section (full prescribing information runs to ~100 kB)
 

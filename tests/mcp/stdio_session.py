@@ -11,8 +11,8 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from biokg.settings import Settings
-from biokg.store.embedded import settings_env
+from biokg.core.settings import Settings
+from biokg.core.store.embedded import settings_env
 
 
 def with_session(settings: Settings, work: Callable[[ClientSession], Awaitable[None]]) -> None:

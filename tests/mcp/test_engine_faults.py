@@ -28,9 +28,9 @@ from mcp import ClientSession
 from own_graph import fresh_graph_settings, release
 from stdio_session import with_session
 
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port, running_server, settings_env, start_background
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port, running_server, settings_env, start_background
 
 #: Half a minute or more on a busy 2-core machine: an engine started twice, `biokg serve`'s
 #: models warmed, `biokg mcp` started.

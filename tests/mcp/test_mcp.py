@@ -10,9 +10,9 @@ import pytest
 from mcp import ClientSession
 from stdio_session import with_session
 
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"  # Viagra; targets PDE5A in ChEMBL's mechanisms
 PDE5A = "NCBIGene:8654"

@@ -12,8 +12,8 @@ import json
 from mcp import ClientSession
 from stdio_session import with_session
 
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 
 MARFAN_FEATURES = ["HP:0001166", "HP:0001083", "HP:0002616"]
 

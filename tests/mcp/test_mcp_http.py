@@ -17,9 +17,9 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import free_port, port_open, settings_env
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import free_port, port_open, settings_env
 
 KEY = "mcp-http-test-key-0123456789"
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"  # Viagra; targets PDE5A in ChEMBL's mechanisms

@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 
 from biokg.cli.app import app
 from biokg.cli.export import source_ids
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
+from biokg.core.store.embedded import settings_env
 from biokg.errors import AgentInputError, EntityNotFoundError
 from biokg.export.rdf import export_rdf
 from biokg.export.reader import types_written
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore
-from biokg.store.embedded import settings_env
 
 SILDENAFIL = "CHEMBL.COMPOUND:CHEMBL192"  # Viagra; ChEMBL's mechanism: it targets PDE5A
 PDE5A = "NCBIGene:8654"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.curie import normalize_curie
+from biokg.core.curie import normalize_curie
 from biokg.errors import SchemaError
 from biokg.schema import load_schema, render_markdown
 

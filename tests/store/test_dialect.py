@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from biokg import cypher
-from biokg.embedding.search import fulltext_search
+from biokg.core.embedding.search import fulltext_search
+from biokg.core.store import GraphStore
+from biokg.core.store.dialect import NEO4J
 from biokg.schema import load_schema
-from biokg.store import GraphStore
-from biokg.store.dialect import NEO4J
 
 
 def test_a_label_without_fulltext_fields_gets_no_neo4j_fulltext_index() -> None:

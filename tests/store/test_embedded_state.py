@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.store.embedded import ServerInfo, _stop_pid
+from biokg.core.store.embedded import ServerInfo, _stop_pid
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ import gzip
 
 import orjson
 
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 
 _EDGES = "MATCH ()-[r:HAS_LABEL]->() RETURN r.id AS id"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from own_graph import fresh_graph_settings, release
 
-from biokg.store import embedded
-from biokg.store.embedded import process_alive, settings_env
+from biokg.core.store import embedded
+from biokg.core.store.embedded import process_alive, settings_env
 
 #: A command: connects and reads, says it is ready, waits for ``go`` in its folder, then reads
 #: again (a fresh database: two commands creating its first type at once is the engine's own
@@ -23,8 +23,8 @@ from biokg.store.embedded import process_alive, settings_env
 COMMAND = """
 import sys, time
 from pathlib import Path
-from biokg.settings import Settings
-from biokg.store import GraphStore
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore
 name, folder = sys.argv[1], Path(sys.argv[2])
 with GraphStore.connect(Settings.from_env()) as store:
     assert store.read("RETURN $name AS name", {"name": name}) == [{"name": name}]

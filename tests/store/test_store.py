@@ -8,10 +8,10 @@ import time
 import pytest
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import GraphStore, constraint_statements, neo4j_cypher_files
 from biokg.errors import ConfigError, QueryTimeoutError, StoreError
 from biokg.schema import load_schema
-from biokg.settings import Settings
-from biokg.store import GraphStore, constraint_statements, neo4j_cypher_files
 
 
 def test_schema_applies_twice_and_constraints_hold(store: GraphStore) -> None:

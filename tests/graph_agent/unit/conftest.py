@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
 from biokg.graph_agent.intent import QuestionReader
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker

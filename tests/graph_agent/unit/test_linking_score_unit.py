@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from biokg.core.settings import Settings
 from biokg.errors import ConfigError
 from biokg.graph_agent.lexicon import Lexicon
 from biokg.graph_agent.linking import EntityLinker
@@ -25,7 +26,6 @@ from biokg.graph_agent.linking.features import (
 )
 from biokg.graph_agent.models import Candidate
 from biokg.graph_agent.question import Question
-from biokg.settings import Settings
 
 
 def rejecting_everything(

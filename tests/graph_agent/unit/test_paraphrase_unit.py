@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from biokg.embedding.onnx import OnnxEmbedder
+from biokg.core.embedding.onnx import OnnxEmbedder
 from biokg.graph_agent.linking import EntityLinker
 from biokg.graph_agent.models import Candidate, Mention
 from biokg.graph_agent.paraphrase import MAX_TIED, RelationMatcher

@@ -1,7 +1,7 @@
 """The embedded default engine: ArcadeDB from the ``arcadedb-embedded`` wheel, served over Bolt.
 
-The engine always runs in its own process (``python -m biokg.store.embedded``), on loopback only,
-and everything else reaches it through the official driver over Bolt:
+The engine always runs in its own process (``python -m biokg.core.store.embedded``), on loopback
+only, and everything else reaches it through the official driver over Bolt:
 
 * owned (:func:`use_server`): the first biokg command that needs the graph and finds no server
   starts one for itself; every command that uses it is counted among its users
@@ -37,8 +37,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from biokg.core.settings import Settings
 from biokg.errors import DiskFullError, StoreError, StoreUnavailableError, low_on_space
-from biokg.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def start_background(
         )
     settings.db_dir.mkdir(parents=True, exist_ok=True)
     log_path = settings.db_dir / "server.log"
-    command = [sys.executable, "-m", "biokg.store.embedded"]
+    command = [sys.executable, "-m", "biokg.core.store.embedded"]
     if owner_pid is not None:
         command += ["--owner", str(owner_pid)]
     env = {**os.environ, **settings_env(settings)}

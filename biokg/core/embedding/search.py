@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from biokg import cypher
-from biokg.embedding.texts import embedded_labels, node_text, require_embedded
+from biokg.core.embedding.texts import embedded_labels, node_text, require_embedded
+from biokg.core.store import GraphStore
+from biokg.core.store.dialect import EMBEDDING_DIMENSIONS
 from biokg.errors import EmbeddingError, SchemaError, StoreError
 from biokg.schema import GraphSchema, load_schema
-from biokg.store import GraphStore
-from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 #: Runs one read query with parameters and returns its rows: ``GraphStore.read`` by default, or
 #: an agent's per-question runner, which logs the query with the question's others.

@@ -24,11 +24,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from biokg.embedding.models import MODEL_FILES, Embedder, SentenceTransformerEmbedder, model_package
+from biokg.core.embedding.models import (
+    MODEL_FILES,
+    Embedder,
+    SentenceTransformerEmbedder,
+    model_package,
+)
+from biokg.core.files import atomic_path, made_once
+from biokg.core.settings import Settings
+from biokg.core.store.dialect import EMBEDDING_DIMENSIONS
 from biokg.errors import EmbeddingError
-from biokg.files import atomic_path, made_once
-from biokg.settings import Settings
-from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
 #: Texts per encode call: the mean of piece vectors costs the same for any batch size.
@@ -118,7 +123,7 @@ def node_embedder(settings: Settings) -> Embedder:
     """The embedder of node vectors (and of the names questions search by meaning) that
     ``BIOKG_EMBEDDER`` chooses: the static model (default) or the transformer itself."""
     if settings.embedder == "transformer":
-        from biokg.embedding.onnx import OnnxEmbedder
+        from biokg.core.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(settings.cache_dir)  # the transformer's vectors, without torch
     return StaticEmbedder(settings.cache_dir)

@@ -3,7 +3,7 @@
 Everything talks to the graph through the official ``neo4j`` driver: Neo4j 5 when
 ``BIOKG_NEO4J_URI`` is set, otherwise the embedded ArcadeDB engine over its Bolt plugin (a server
 process owned by the command, or shared through ``biokg db start``). Engine differences live in
-:mod:`biokg.store.dialect` only.
+:mod:`biokg.core.store.dialect` only.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ from neo4j.exceptions import (
 )
 
 from biokg import cypher
+from biokg.core.settings import Settings
+from biokg.core.store import embedded
+from biokg.core.store.dialect import ARCADEDB, NEO4J, Dialect, IndexStatement
+from biokg.core.streams import read_ahead
 from biokg.errors import (
     DiskFullError,
     QueryTimeoutError,
@@ -40,10 +44,6 @@ from biokg.errors import (
     low_on_space,
 )
 from biokg.schema import GraphSchema
-from biokg.settings import Settings
-from biokg.store import embedded
-from biokg.store.dialect import ARCADEDB, NEO4J, Dialect, IndexStatement
-from biokg.streams import read_ahead
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

