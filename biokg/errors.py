@@ -110,6 +110,8 @@ class DiskFullError(BiokgError):
         return cls(f"no space left on {path}{room}: {doing}{detail}; {remedy}")
 
 
+#: What to do about a full disk, the start of every :class:`DiskFullError`'s remedy.
+FREE_SPACE = "free space there (or move BIOKG_HOME to a larger disk), then run the command again"
 #: Free space under which a write the engine refused is taken to have failed for lack of it:
 #: ArcadeDB tells a Bolt or HTTP client only "Error executing Cypher command" (its
 #: ``IOException: No space left on device`` goes to its own log, on the same full disk), and a

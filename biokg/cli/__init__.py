@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from biokg.core.settings import Settings
-from biokg.errors import BiokgError, DiskFullError, is_disk_full
+from biokg.errors import FREE_SPACE, BiokgError, DiskFullError, is_disk_full
 
 console = Console()
 err_console = Console(stderr=True)
@@ -56,7 +56,7 @@ def _disk_full(err: Exception) -> DiskFullError:
     return DiskFullError.on(
         where,
         "a file could not be written",
-        "free space there (or move BIOKG_HOME to a larger disk), then run the command again",
+        FREE_SPACE,
         cause=err,
     )
 

@@ -36,6 +36,7 @@ from biokg.core.store import embedded
 from biokg.core.store.dialect import ARCADEDB, NEO4J, Dialect, IndexStatement
 from biokg.core.streams import read_ahead
 from biokg.errors import (
+    FREE_SPACE,
     DiskFullError,
     QueryTimeoutError,
     StoreError,
@@ -72,8 +73,8 @@ _CYPHER_FAILED = "Error executing Cypher command"
 #: is what a re-run redoes (a build's loads become current only once complete; a refresh's
 #: changes are one transaction).
 DISK_FULL_REMEDY = (
-    "free space there (or move BIOKG_HOME to a larger disk), then run the command again: a "
-    "build goes on from the last load it completed, a refresh writes its changes again"
+    f"{FREE_SPACE}: a build goes on from the last load it completed, a refresh writes its "
+    "changes again"
 )
 
 

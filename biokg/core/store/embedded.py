@@ -38,7 +38,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biokg.core.settings import Settings
-from biokg.errors import DiskFullError, StoreError, StoreUnavailableError, low_on_space
+from biokg.errors import (
+    FREE_SPACE,
+    DiskFullError,
+    StoreError,
+    StoreUnavailableError,
+    low_on_space,
+)
 
 
 @dataclass(frozen=True)
@@ -154,8 +160,7 @@ def start_background(
                 raise DiskFullError.on(
                     settings.db_dir,
                     f"the embedded graph engine could not start (exit code {proc.returncode})",
-                    "free space there (or move BIOKG_HOME to a larger disk), then run the "
-                    f"command again; see {log_path}",
+                    f"{FREE_SPACE}; see {log_path}",
                 )
             raise StoreError(
                 f"the embedded server exited with code {proc.returncode}; see {log_path}"
