@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -12,11 +13,13 @@ from rich.text import Text
 
 from biokg.cli import console, handle_errors
 from biokg.core.settings import Settings
-from biokg.core.store import GraphStore
 from biokg.errors import AgentInputError
-from biokg.graph_agent import evaluation, question_file
-from biokg.graph_agent.agent import GraphAgent
-from biokg.graph_agent.models import Answer
+
+if TYPE_CHECKING:
+    from biokg.graph_agent.models import Answer
+
+# The agent and the driver are imported where a command starts one: `biokg ask` against a
+# running API (BIOKG_API_URL) never does, and importing them is most of a question's second.
 
 
 @handle_errors
@@ -32,18 +35,42 @@ def ask_command(
     if fmt not in ("text", "json", "turtle"):
         raise AgentInputError(f"--format must be text, json or turtle, not {fmt!r}")
     settings = Settings.from_env()
-    with GraphStore.connect(settings) as store:
-        agent = GraphAgent.connect(store, settings)
-        answer = agent.ask(question)
-    if fmt == "turtle":
-        from biokg.answer_rdf import answer_graph
-
-        print(answer_graph(answer, agent.schema).serialize(format="turtle"), end="")
+    ask = _ask_server if settings.api_url else _ask_here
+    answer = ask(settings, question, fmt)
+    if answer is None:  # Turtle, printed already
         return
     if as_json or fmt == "json":
         print(answer.model_dump_json(indent=2))
         return
     _print_answer(answer, explain=explain)
+
+
+def _ask_server(settings: Settings, question: str, fmt: str) -> Answer | None:
+    """The running API's answer (``BIOKG_API_URL``); Turtle is printed as it came."""
+    from biokg.cli.remote import ask_remote
+    from biokg.graph_agent.models import Answer
+
+    body = ask_remote(settings, question, fmt)
+    if fmt == "turtle":
+        print(body, end="")
+        return None
+    return Answer.model_validate_json(body)
+
+
+def _ask_here(settings: Settings, question: str, fmt: str) -> Answer | None:
+    """An agent in this process answers; Turtle is printed here, from its schema."""
+    from biokg.core.store import GraphStore
+    from biokg.graph_agent.agent import GraphAgent
+
+    with GraphStore.connect(settings) as store:
+        agent = GraphAgent.connect(store, settings)
+        answer = agent.ask(question)
+    if fmt != "turtle":
+        return answer
+    from biokg.answer_rdf import answer_graph
+
+    print(answer_graph(answer, agent.schema).serialize(format="turtle"), end="")
+    return None
 
 
 @handle_errors
@@ -53,6 +80,9 @@ def search_command(
     output: str = typer.Option("table", "--output", "-o", help="table or json"),
 ) -> None:
     """Entity linking: the nodes ``text`` may mean, scored; ambiguous text lists them all."""
+    from biokg.core.store import GraphStore
+    from biokg.graph_agent.agent import GraphAgent
+
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
         candidates = GraphAgent.connect(store, settings).linker.link(text, limit=limit)
@@ -80,6 +110,10 @@ def eval_command(
 ) -> None:
     """Score the agent: on questions generated from the graph (gold from the graph, schema/'s
     and held-out wordings), or on a file of questions with gold answers."""
+    from biokg.core.store import GraphStore
+    from biokg.graph_agent import evaluation, question_file
+    from biokg.graph_agent.agent import GraphAgent
+
     settings = Settings.from_env()
     with GraphStore.connect(settings) as store:
         agent = GraphAgent.connect(store, settings)

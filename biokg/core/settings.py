@@ -116,6 +116,12 @@ class Settings:
     # host only: it refuses to listen on any other address without a key. Danger: anyone who
     # has the key can run graph queries (bounded per request) and read the whole graph.
     api_key: str | None = field(default=None, repr=False)
+    # BIOKG_API_URL (default unset): the base URL of a running agent API (`biokg serve`, e.g.
+    # http://127.0.0.1:8000). Set, `biokg ask` sends its question there (with BIOKG_API_KEY)
+    # instead of starting an agent in its own process: about a second less a question, spent
+    # importing the driver and reading the lexicon (docs/decisions/0039). The answer is the
+    # server's, so it follows the server's settings and the graph it serves.
+    api_url: str | None = None
     # BIOKG_ALLOWED_HOSTS (default unset): comma-separated host names (or addresses) the agent API
     # answers for, besides loopback (localhost, 127.0.0.1, ::1), which it always answers; "*"
     # answers any Host. Any other Host header gets 400: a page elsewhere cannot reach a loopback
@@ -224,6 +230,7 @@ class Settings:
             ),
             openfda_api_key=env.get("BIOKG_OPENFDA_API_KEY") or None,
             api_key=env.get("BIOKG_API_KEY") or None,
+            api_url=_base_url(env, "BIOKG_API_URL"),
             allowed_hosts=tuple(
                 h.strip() for h in env.get("BIOKG_ALLOWED_HOSTS", "").split(",") if h.strip()
             ),
@@ -244,6 +251,16 @@ def _per_source(env: dict[str, str], suffix: str) -> tuple[tuple[str, str], ...]
         and len(key) > 6 + len(suffix)
         and value
     )
+
+
+def _base_url(env: dict[str, str], name: str) -> str | None:
+    """An http(s) URL without its trailing slash, or None when unset."""
+    value = env.get(name, "").strip()
+    if not value:
+        return None
+    if not value.startswith(("http://", "https://")):
+        raise ConfigError(f"{name}={value!r}: expected an http:// or https:// URL")
+    return value.rstrip("/")
 
 
 def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...]) -> str:

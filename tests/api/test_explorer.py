@@ -10,14 +10,12 @@ answer streams from the real agent.
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-import uvicorn
+from live_server import serve
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
@@ -27,9 +25,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from biokg.api.app import create_app
 from biokg.core.settings import Settings
-from biokg.core.store.embedded import free_port
 from biokg.graph_agent.agent import GraphAgent
 from biokg.graph_agent.diagnosis.service import diagnose
 
@@ -58,27 +54,6 @@ WAIT_S = 90  # page steps: search, neighbourhood
 ANSWER_WAIT_S = 180  # a streamed answer from the real agent on a loaded machine
 
 
-def _serve(settings: Settings, agent: GraphAgent) -> Iterator[str]:
-    """The real app under uvicorn in a thread on a free loopback port; yields its base URL."""
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(settings, agent=agent), host="127.0.0.1", port=port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT_S
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError(f"uvicorn did not start on 127.0.0.1:{port}")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
 @pytest.fixture(scope="module")
 def api_key() -> str:
     return "explorer-test-key-0123456789"
@@ -87,13 +62,13 @@ def api_key() -> str:
 @pytest.fixture(scope="module")
 def keyed_url(agent: GraphAgent, settings: Settings, api_key: str) -> Iterator[str]:
     """The explorer of a server that wants the API key."""
-    yield from _serve(dataclasses.replace(settings, api_key=api_key), agent)
+    yield from serve(dataclasses.replace(settings, api_key=api_key), agent)
 
 
 @pytest.fixture(scope="module")
 def open_url(agent: GraphAgent, settings: Settings) -> Iterator[str]:
     """The explorer of a loopback server without a key."""
-    yield from _serve(dataclasses.replace(settings, api_key=None), agent)
+    yield from serve(dataclasses.replace(settings, api_key=None), agent)
 
 
 @pytest.fixture(scope="module")

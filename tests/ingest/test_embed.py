@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from model2vec import StaticModel
 
 from biokg.core.embedding.models import HashingEmbedder, SentenceTransformerEmbedder
 from biokg.core.embedding.onnx import LENGTH_BATCH, OnnxEmbedder
 from biokg.core.embedding.search import fulltext_search, vector_search
-from biokg.core.embedding.static import StaticEmbedder, node_embedder
+from biokg.core.embedding.static import StaticEmbedder, load_distilled, node_embedder
 from biokg.core.embedding.texts import node_text, text_chunks
 from biokg.core.settings import Settings
 from biokg.core.store import GraphStore
@@ -296,6 +297,10 @@ def test_static_node_embedder_is_distilled_once_from_the_packaged_model(
     assert StaticEmbedder(test_data_cache).embed(["Hypertension"])[0] == pytest.approx(vectors[0])
     assert (embedder.path / "model.safetensors").stat().st_mtime == made  # not distilled again
     assert embedder.knows("pressure") and not embedder.knows("zorbaxinol")
+    # read without model2vec's Hub loader, the same model: the same vectors to the bit
+    texts = ["Hypertension", "short fingers", "ABCA1 transporter", "zorbaxinol"]
+    hub_loaded = StaticModel.from_pretrained(str(embedder.path)).encode(texts)
+    assert (load_distilled(embedder.path).encode(texts) == hub_loaded).all()
 
 
 def test_onnx_question_embedder_gives_the_packaged_models_vectors(tmp_path: Path) -> None:
