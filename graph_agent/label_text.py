@@ -40,8 +40,10 @@ class LabelTextSearch(ResearchStep[LabelText]):
             },
             step="label_text:sections",
         )
-        if not rows:
-            return StepResult(self.name, [], note="the graph holds no label text for this drug")
+        if not rows:  # a drug may have labels whose sections were not loaded, or not these
+            asked = " or ".join(kind.replace("_", " ") for kind in request.sections)
+            held = f"no {asked} section" if asked else "no section text"
+            return StepResult(self.name, [], note=f"the graph holds {held} of this drug's labels")
         asked = stems(request.question)
         scored = []
         for row in rows:

@@ -418,3 +418,24 @@ def _claim_edges(answer: Answer, claim: Claim) -> list[EvidenceEdge]:
     """The evidence edges a claim cites."""
     edges = {e.id: e for e in answer.evidence.edges}
     return [edges[i] for i in claim.edge_ids]
+
+
+def test_a_drug_whose_labels_hold_no_asked_section_is_told_so(
+    agent: GraphAgent, agent_graph: GraphStore
+) -> None:
+    # a drug with openFDA labels whose sections were not loaded, and no side-effect record
+    [drug] = agent_graph.read(
+        "MATCH (d:Drug)-[:HAS_LABEL]->(:Label) "
+        "WHERE NOT (d)-[:HAS_LABEL]->(:Label)-[:HAS_LABEL_SECTION]->() "
+        "AND NOT (d)-[:HAS_SIDE_EFFECT|REPORTED_ADVERSE_EVENT]->() "
+        "AND size(d.name) > 6 AND NOT d.name CONTAINS ' ' "
+        "RETURN d.id AS id, d.name AS name ORDER BY d.id LIMIT 1"
+    )
+    answer = agent.ask(f"What are the side effects of {drug['name']}?")
+    assert drug["id"] in {c.id for m in answer.mentions for c in m.candidates}
+    # the labels are there, their sections are not: said as such, not "no label text"
+    assert "holds no adverse reactions section of this drug's labels" in answer.summary, (
+        drug,
+        answer.summary,
+    )
+    assert not any("adverse_reactions" in c.text for c in answer.claims)
