@@ -16,10 +16,11 @@ from biokg.core.settings import Settings
 from biokg.errors import AgentInputError
 
 if TYPE_CHECKING:
-    from biokg.graph_agent.models import Answer
+    from biokg.graph_agent.models import Answer, Candidate
 
-# The agent and the driver are imported where a command starts one: `biokg ask` against a
-# running API (BIOKG_API_URL) never does, and importing them is most of a question's second.
+# The agent and the driver are imported where a command starts one: `biokg ask` and `biokg
+# search` against a running API (BIOKG_API_URL) never do, and importing them is most of the
+# second a question takes.
 
 
 @handle_errors
@@ -80,12 +81,9 @@ def search_command(
     output: str = typer.Option("table", "--output", "-o", help="table or json"),
 ) -> None:
     """Entity linking: the nodes ``text`` may mean, scored; ambiguous text lists them all."""
-    from biokg.core.store import GraphStore
-    from biokg.graph_agent.agent import GraphAgent
-
     settings = Settings.from_env()
-    with GraphStore.connect(settings) as store:
-        candidates = GraphAgent.connect(store, settings).linker.link(text, limit=limit)
+    find = _search_server if settings.api_url else _search_here
+    candidates = find(settings, text, limit)
     if output == "json":
         print(json.dumps([c.model_dump() for c in candidates], indent=2))
         return
@@ -94,6 +92,21 @@ def search_command(
         cells = (c.id, c.label, c.name, f"{c.score:.3f}", c.rule, c.matched)
         table.add_row(*(Text(cell) for cell in cells))  # names may hold [brackets]
     console.print(table if candidates else f"nothing in the graph matches {text!r}")
+
+
+def _search_server(settings: Settings, text: str, limit: int) -> list[Candidate]:
+    from biokg.cli.remote import search_remote
+    from biokg.graph_agent.models import Candidate
+
+    return [Candidate.model_validate(c) for c in json.loads(search_remote(settings, text, limit))]
+
+
+def _search_here(settings: Settings, text: str, limit: int) -> list[Candidate]:
+    from biokg.core.store import GraphStore
+    from biokg.graph_agent.agent import GraphAgent
+
+    with GraphStore.connect(settings) as store:
+        return GraphAgent.connect(store, settings).linker.link(text, limit=limit)
 
 
 @handle_errors

@@ -1,4 +1,4 @@
-"""``biokg ask`` as a client of a running agent API (``BIOKG_API_URL``).
+"""``biokg ask`` and ``biokg search`` as clients of a running agent API (``BIOKG_API_URL``).
 
 An agent started in the command's own process spends about a second before the question is
 read: importing the Bolt driver and the agent, and reading the lexicon. A server started once
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from biokg import errors
@@ -29,13 +30,23 @@ def ask_remote(settings: Settings, question: str, fmt: str) -> str:
             question, ``StoreUnavailableError`` for an engine that is down, …) with its message;
             or nothing answering at the URL.
     """
-    url = f"{settings.api_url}/ask" + ("?format=turtle" if fmt == "turtle" else "")
-    headers = {"Content-Type": "application/json"}
+    query = "?format=turtle" if fmt == "turtle" else ""
+    return _call(settings, f"/ask{query}", {"question": question})
+
+
+def search_remote(settings: Settings, text: str, limit: int) -> str:
+    """The server's candidates for ``text`` (``GET /search``), as JSON; errors as
+    :func:`ask_remote`'s."""
+    return _call(settings, "/search?" + urllib.parse.urlencode({"q": text, "limit": limit}))
+
+
+def _call(settings: Settings, path: str, body: dict[str, str] | None = None) -> str:
+    """The response text of ``path`` on the API (POST with a JSON ``body``, else GET)."""
+    headers = {"Content-Type": "application/json"} if body is not None else {}
     if settings.api_key:
         headers["X-API-Key"] = settings.api_key
-    request = urllib.request.Request(
-        url, data=json.dumps({"question": question}).encode(), headers=headers, method="POST"
-    )
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"{settings.api_url}{path}", data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=ANSWER_WAIT_S) as response:
             return response.read().decode("utf-8")

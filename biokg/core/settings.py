@@ -117,10 +117,10 @@ class Settings:
     # has the key can run graph queries (bounded per request) and read the whole graph.
     api_key: str | None = field(default=None, repr=False)
     # BIOKG_API_URL (default unset): the base URL of a running agent API (`biokg serve`, e.g.
-    # http://127.0.0.1:8000). Set, `biokg ask` sends its question there (with BIOKG_API_KEY)
-    # instead of starting an agent in its own process: about a second less a question, spent
-    # importing the driver and reading the lexicon (docs/decisions/0039). The answer is the
-    # server's, so it follows the server's settings and the graph it serves.
+    # http://127.0.0.1:8000). Set, `biokg ask` and `biokg search` send their text there (with
+    # BIOKG_API_KEY) instead of starting an agent in their own process: about a second less a
+    # question, spent importing the driver and reading the lexicon (docs/decisions/0039). The
+    # answer is the server's, so it follows the server's settings and the graph it serves.
     api_url: str | None = None
     # BIOKG_ALLOWED_HOSTS (default unset): comma-separated host names (or addresses) the agent API
     # answers for, besides loopback (localhost, 127.0.0.1, ::1), which it always answers; "*"

@@ -1,5 +1,6 @@
-"""``biokg ask`` as a client of a running agent API (``BIOKG_API_URL``): the same answer, in
-the same forms, as an agent in the command's own process; the server's errors as one line."""
+"""``biokg ask`` and ``biokg search`` as clients of a running agent API (``BIOKG_API_URL``):
+the same answers, in the same forms, as an agent in the command's own process; the server's
+errors as one line."""
 
 from __future__ import annotations
 
@@ -72,6 +73,23 @@ def test_server_errors_are_one_line_naming_the_server(served: str, settings: Set
     code, output = _ask(settings, " ", BIOKG_API_URL=served, BIOKG_API_KEY=KEY)
     assert code == 1
     assert f"(HTTP 422 from {served})" in output and "question" in output
+
+
+def test_remote_search_is_the_search_the_command_runs_in_process(
+    served: str, settings: Settings
+) -> None:
+    here = runner.invoke(app, ["search", "viagar", "-o", "json"], env=settings_env(settings))
+    assert here.exit_code == 0, here.output
+    remote_env = {**settings_env(settings), "BIOKG_API_URL": served, "BIOKG_API_KEY": KEY}
+    there = runner.invoke(app, ["search", "viagar", "-o", "json"], env=remote_env)
+    assert there.exit_code == 0, there.output
+    assert json.loads(there.output) == json.loads(here.output)
+    assert json.loads(there.output)[0]["id"] == "CHEMBL.COMPOUND:CHEMBL192"  # sildenafil
+    too_many = runner.invoke(app, ["search", "viagar", "-n", "99"], env=remote_env)
+    assert too_many.exit_code == 1
+    assert f"limit: Input should be less than or equal to 50 (HTTP 422 from {served})" in (
+        " ".join(too_many.output.split())
+    )
 
 
 def test_nothing_listening_says_how_to_go_on(settings: Settings) -> None:
