@@ -93,6 +93,8 @@ def test_a_respelling_counts_its_edits() -> None:
         ("losatran", "losartan", 0.0),  # two letters swapped
         ("ibuprofin", "ibuprofen", 0.0),  # a vowel for a vowel
         ("Microcefaly", "Microcephaly", 0.0),  # spelt as it sounds
+        ("Nail dystropy", "Nail dystrophy", 0.0),  # the "h" of "ph" left out
+        ("Microcefali", "Microcephaly", 0.0),  # spelt as it sounds, then a vowel for a vowel
         ("autophagie", "autophagy", 0.0),  # two slips
         ("actin filaments", "actin filament", 0.0),  # a plural
         ("Marfax syndrome", "Marfan syndrome", 1.0),  # x is nowhere near n
