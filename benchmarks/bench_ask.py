@@ -10,12 +10,16 @@ file's own (one per class of question), or the ``question`` fields of a JSON-lin
 ../shared/eval/dev_questions.jsonl, read in place). Prints p50, p95 and max wall seconds, the
 agent's own graph time p50, the share of questions that needed the embedder and the time of
 the read of the current loads every question starts with. Nothing is asserted.
+
+With ``BIOKG_API_URL`` set (a ``biokg serve`` running), each command sends its question to that
+server instead (decision 0039); the first line printed says which. Run it both ways to compare.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -66,9 +70,11 @@ def main() -> None:
         embedded += any(q["step"] == "link:search" for q in answer["queries"])
     walls.sort()
     p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
+    served = os.environ.get("BIOKG_API_URL")
     print(
         f"{len(walls)} questions, {platform.processor() or platform.machine()}, "
-        f"{sys.version.split()[0]}"
+        f"{sys.version.split()[0]}, "
+        + (f"through the API at {served}" if served else "an agent in each command's process")
     )
     print(
         f"wall s per question: p50 {statistics.median(walls):.2f}, p95 {p95:.2f}, "
