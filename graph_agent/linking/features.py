@@ -278,8 +278,8 @@ def slip_cost(asked: str, named: str) -> float:
     ("Marfax", "Sertralinex"), as in a noisy-channel error model (Kernighan, Church and Gale
     1990: most single-letter typos are of the kinds above). Only the readings with fewest
     edits are aligned (the alignment is Python, the edit count rapidfuzz's)."""
-    # as written and as spoken: "ph" read as "f" turns a dropped "h" ("dystropy" for
-    # "dystrophy", a slip) into "p" for "f" (none), so the spoken reading only adds readings
+    # as written and as spoken: reading ph as f turns the h of a ph left out (a slip) into p
+    # typed for f (none), so the spoken reading only adds readings
     readings = [*_readings(asked, named, mention_key), *_readings(asked, named, _spoken)]
     # the name's words the span holds: a word it leaves out is no slip ("progeria" for
     # "Hutchinson-Gilford progeria syndrome"); the covered share says that
