@@ -420,7 +420,7 @@ def _claim_edges(answer: Answer, claim: Claim) -> list[EvidenceEdge]:
     return [edges[i] for i in claim.edge_ids]
 
 
-def test_a_drug_whose_labels_hold_no_asked_section_is_told_so(
+def test_a_drug_whose_labels_hold_no_asked_section_is_told_so_not_answered_with_them(
     agent: GraphAgent, agent_graph: GraphStore
 ) -> None:
     # a drug with openFDA labels whose sections were not loaded, and no side-effect record
@@ -439,3 +439,6 @@ def test_a_drug_whose_labels_hold_no_asked_section_is_told_so(
         answer.summary,
     )
     assert not any("adverse_reactions" in c.text for c in answer.claims)
+    # nor is it answered through its label document's namesake: no side effect is held
+    assert answer.status == "not_found" and not answer.claims, answer.summary
+    assert "the graph holds for" in answer.summary and "has label" in answer.summary
