@@ -13,7 +13,6 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterator
-from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -38,7 +37,6 @@ from biokg.graph_agent.intent import Intent, QuestionReader, Reading, identifier
 from biokg.graph_agent.intersection import IntersectionSearch
 from biokg.graph_agent.label_text import LabelTextSearch
 from biokg.graph_agent.lexicon import Lexicon, graph_digest
-from biokg.graph_agent.lexicon_build import DOCUMENT_CATEGORY
 from biokg.graph_agent.linking import EntityLinker, Searcher
 from biokg.graph_agent.llm import LLMResearcher
 from biokg.graph_agent.models import (
@@ -288,7 +286,7 @@ class GraphAgent:
         # namesakes of another kind), planned the same way; never a document: a label is what
         # the agent reads, and a drug without side effects is not answered through its label's
         # namesake (the drug itself, "has label")
-        documents = self._document_labels
+        documents = self.schema.document_labels
         promoted = [
             m.model_copy(update={"candidates": kept, "alternatives": []})
             for m in mentions
@@ -299,12 +297,6 @@ class GraphAgent:
         if fallback is not None and fallback.seeds != plan.seeds and not fallback.stop:
             for request in fallback.requests:
                 yield self.run_request(request, runner)
-
-    @cached_property
-    def _document_labels(self) -> frozenset[str]:
-        return frozenset(
-            name for name, spec in self.schema.labels.items() if spec.category == DOCUMENT_CATEGORY
-        )
 
     def _of_asked_kind(
         self, result: StepResult, intent: Intent, runner: QueryRunner, notes: list[str]

@@ -58,9 +58,6 @@ RULE_SCORES = {
     "base": 0.86,
     "derived": 0.85,
 }
-#: Labels whose nodes are documents about entities (openFDA labels, sections): a name they share
-#: with an entity (the label "VIAGRA", the drug with brand name Viagra) means the entity first.
-DOCUMENT_CATEGORY = "biolink:InformationContentEntity"
 _NAME_COLUMNS = {
     "name": "name",
     "symbol": "symbol",
@@ -354,7 +351,9 @@ def frames(
     import polars as pl  # only when building (see fill)
 
     schema = load_schema()
-    documents = {n for n, spec in schema.labels.items() if spec.category == DOCUMENT_CATEGORY}
+    # a name a document shares with an entity (the label "VIAGRA", the drug with brand name
+    # Viagra) means the entity first
+    documents = set(schema.document_labels)
     nodes = pl.DataFrame(
         [(r["id"], r["label"], r["name"]) for r in rows],
         schema=dict.fromkeys(_NODE_COLUMNS, pl.String),

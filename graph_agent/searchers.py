@@ -16,7 +16,6 @@ from biokg.core.embedding.search import Reader, fulltext_search, vector_neighbou
 from biokg.core.embedding.texts import embedded_labels
 from biokg.core.names import name_key
 from biokg.core.store import GraphStore
-from biokg.graph_agent.lexicon_build import DOCUMENT_CATEGORY
 from biokg.graph_agent.text import STOP_WORDS, stem
 from biokg.schema import GraphSchema
 
@@ -138,7 +137,7 @@ def index_searchers(
 ) -> tuple[FulltextSearcher, VectorSearcher]:
     """Full-text and vector searchers over the schema's entity (non-document) labels; vector
     hits are rescored by ``reranker`` when it is another model than the nodes'."""
-    entities = {n for n, spec in schema.labels.items() if spec.category != DOCUMENT_CATEGORY}
+    entities = set(schema.labels) - schema.document_labels
     fulltext = tuple(sorted(n for n in entities if store.dialect.fulltext_index_names(schema, n)))
     vector = tuple(sorted(set(embedded_labels(schema)) & entities))
     if reranker is not None and reranker.model_id == embedder.model_id:

@@ -203,6 +203,10 @@ class _RelationshipsFile(_Strict):
     not_held_questions: tuple[str, ...] = ()
 
 
+#: The Biolink category of documents about entities (see :attr:`GraphSchema.document_labels`).
+DOCUMENT_CATEGORY = "biolink:InformationContentEntity"
+
+
 class GraphSchema(_Strict):
     """The whole schema; build it with :func:`load_schema`."""
 
@@ -281,16 +285,17 @@ class GraphSchema(_Strict):
                 f"(declared: {', '.join(sorted(self.types))})"
             ) from None
 
+    @property
+    def document_labels(self) -> frozenset[str]:
+        """Labels whose nodes are documents about entities (openFDA labels and their sections):
+        what the agent reads and quotes, not what a question names."""
+        return frozenset(n for n, spec in self.labels.items() if spec.category == DOCUMENT_CATEGORY)
+
     def answers_for(self, label: str) -> frozenset[str]:
         """The labels whose nodes answer a question asking for ``label`` by its noun: the label,
         its ``answer_groups`` fellows and documents, which answer in the words they quote."""
         fellows = {label}.union(*(g for g in self.answer_groups.values() if label in g))
-        documents = {
-            name
-            for name, spec in self.labels.items()
-            if spec.category == "biolink:InformationContentEntity"
-        }
-        return frozenset(fellows | documents)
+        return frozenset(fellows) | self.document_labels
 
     def node_properties(self, label: str) -> dict[str, PropertyType]:
         return {**self.entity, **self.label(label).properties}
